@@ -1,0 +1,61 @@
+"""The harness on a real GPU: timing fields, CUDA faults and OOM as results, the per-GPU lock."""
+
+import fcntl
+import threading
+
+import pytest
+from conftest import FIXTURE_SOLUTIONS
+
+from workbench.harness import EvalOptions, evaluate
+from workbench.tasks import load_task
+
+pytestmark = pytest.mark.gpu
+CUDA = EvalOptions(mode="cuda", seeds=2, timeout_s=300, timing={"budget_s": 1.0})
+
+
+@pytest.fixture
+def task(fixture_root):
+    return load_task("scale_add", fixture_root)
+
+
+def test_cuda_eval_times_reference_and_solution(task):
+    result = evaluate(task, task.expert_path, CUDA)
+    assert result.correct, [w.summary() for w in result.workloads]
+    assert result.device.mode == "cuda" and result.device.capability
+    for w in result.workloads:
+        assert w.latency_ms.n >= 10 and w.latency_ms.median > 0 and w.reference_ms.median > 0
+        assert w.speedup == pytest.approx(w.reference_ms.median / w.latency_ms.median)
+        assert 0 < w.sol_fraction <= 1.2
+    assert result.ceilings["bandwidth_gbps"] > 100 and "measured" in result.ceilings["source"]
+    assert result.speedup_geomean > 0
+
+
+def test_an_illegal_memory_access_is_a_result_and_the_parent_carries_on(task):
+    result = evaluate(task, FIXTURE_SOLUTIONS / "illegal_address.py", CUDA)
+    assert not result.correct
+    assert [w.name for w in result.workloads] == ["tiny", "small", "large"]
+    assert all(w.error for w in result.workloads)
+    assert any("illegal memory access" in w.error or "CUDA" in w.error for w in result.workloads)
+    assert evaluate(task, task.expert_path, CUDA).correct  # the GPU is usable again
+
+
+def test_out_of_memory_is_a_result(task):
+    result = evaluate(task, FIXTURE_SOLUTIONS / "out_of_memory.py", EvalOptions(mode="cuda", workloads=["tiny"]))
+    (w,) = result.workloads
+    assert not w.correct and "out of memory" in w.error.lower()
+
+
+def test_timing_waits_for_the_gpu_lock(task):
+    import torch
+
+    from workbench.harness.lock import lock_path
+
+    done = threading.Event()
+    with open(lock_path(torch.device("cuda", 0)), "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        worker = threading.Thread(target=lambda: (evaluate(task, task.expert_path, CUDA), done.set()))
+        worker.start()
+        assert not done.wait(timeout=45)  # correctness runs, timing cannot start while we hold the lock
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    assert done.wait(timeout=300)
+    worker.join()

@@ -1,0 +1,121 @@
+import textwrap
+
+import pytest
+from conftest import REPO
+
+from workbench.harness.static_checks import check_source
+from workbench.tasks import load_task, task_names
+
+KERNEL = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.dot(tl.load(x_ptr + offs[:, None]), tl.load(x_ptr + offs[None, :]))
+    acc2 = acc @ acc
+    tl.store(out_ptr + offs, tl.sum(acc2, 1), mask=offs < n)
+"""
+
+LAUNCH = """
+
+def _launch(x, out):
+    copy_kernel[(1,)](x, out, x.numel(), BLOCK=16)
+
+
+def solution(x):
+    out = torch.empty_like(x)
+    {body}
+    _launch(x, out)
+    return out
+"""
+
+
+def rules(body: str, extra_top: str = "", forbidden=()) -> dict[str, int]:
+    source = extra_top + KERNEL + LAUNCH.format(body=textwrap.indent(textwrap.dedent(body), "    ").strip())
+    result = check_source(source, forbidden)
+    found = {}
+    for v in result.violations:
+        found.setdefault(v.rule, v.line)
+    assert result.ok == (not found)
+    return found
+
+
+def test_clean_solution_passes_and_dot_inside_a_kernel_is_fine():
+    assert rules("pass") == {}
+
+
+@pytest.mark.parametrize(
+    ("top", "body", "rule"),
+    [
+        ("", "y = torch.matmul(x, x)", "forbidden-call"),
+        ("import torch.nn.functional as F\n", "y = F.softmax(x, -1)", "forbidden-call"),
+        ("from torch import einsum as e\n", "y = e('ij->i', x)", "forbidden-call"),
+        ("", "y = x.mm(x)", "forbidden-call"),
+        ("", "y = x @ x", "matmul-operator"),
+        ("", "f = torch.compile(lambda t: t)", "forbidden-call"),
+        ("from reference import reference\n", "y = reference(x)", "calls-reference"),
+        ("import flash_attn\n", "pass", "kernel-library"),
+        ("import numpy as np\n", "pass", "kernel-library"),
+        ("import threading\n", "pass", "concurrency"),
+        ("import subprocess\n", "pass", "concurrency"),
+        ("import os\n", "os.system('true')", "concurrency"),
+        ("import ctypes\n", "pass", "introspection"),
+        ("import inspect\n", "pass", "introspection"),
+        ("import sys\n", "f = sys._getframe(1)", "introspection"),
+        ("", "exec('y = 1')", "introspection"),
+        ("", "s = torch.cuda.Stream()", "side-stream"),
+        ("", "g = torch.cuda.CUDAGraph()", "side-stream"),
+        ("import time\n", "time.perf_counter = lambda: 0.0", "timer-patch"),
+        ("", "torch.cuda.Event = None", "timer-patch"),
+        ("", "setattr(torch.cuda, 'synchronize', lambda: None)", "timer-patch"),
+    ],
+)
+def test_each_rule_fires(top, body, rule):
+    assert rule in rules(body, top)
+
+
+def test_task_forbidden_calls_and_tensor_methods():
+    assert "forbidden-call" in rules("y = torch.cumsum(x, 0)", forbidden=("torch.cumsum",))
+    assert "forbidden-call" in rules("y = x.logsumexp(0)", forbidden=("torch.Tensor.logsumexp",))
+    assert rules("y = torch.cumsum(x, 0)") == {}
+
+
+def test_try_fallback_around_a_launch_directly_or_through_a_helper():
+    assert "try-fallback" in rules("try:\n    _launch(x, out)\nexcept Exception:\n    pass")
+    direct = "try:\n    copy_kernel[(1,)](x, out, 1, BLOCK=16)\nexcept RuntimeError:\n    out = x.clone()"
+    assert "try-fallback" in rules(direct)
+    assert rules("try:\n    n = int('3')\nexcept ValueError:\n    n = 0") == {}
+
+
+def test_violations_carry_line_numbers():
+    source = KERNEL + LAUNCH.format(body="y = torch.bmm(x, x)")
+    (violation,) = check_source(source).violations
+    assert source.splitlines()[violation.line - 1].strip() == "y = torch.bmm(x, x)"
+
+
+def test_a_solution_must_launch_a_kernel():
+    no_kernel = "import torch\n\ndef solution(x):\n    return x.clone()\n"
+    assert [v.rule for v in check_source(no_kernel).violations] == ["no-triton-kernel"]
+    unlaunched = KERNEL + "\n\ndef solution(x):\n    return x.clone()\n"
+    assert [v.rule for v in check_source(unlaunched).violations] == ["no-triton-kernel"]
+    no_solution = KERNEL + "\n\ndef run(x):\n    copy_kernel[(1,)](x, x, 1, BLOCK=16)\n"
+    (violation,) = check_source(no_solution).violations
+    assert violation.rule == "no-triton-kernel" and "`solution`" in violation.message
+
+
+def test_syntax_error_is_a_violation():
+    (violation,) = check_source("def solution(:\n").violations
+    assert violation.rule == "syntax" and violation.line == 1
+
+
+@pytest.mark.parametrize("name", task_names(REPO))
+def test_experts_and_templates_pass_or_fail_as_they_should(name):
+    task = load_task(name, REPO)
+    expert = check_source(task.expert_path.read_text(), task.forbidden_calls)
+    assert expert.ok, expert.violations
+    template = check_source(task.file("solution.py").read_text(), task.forbidden_calls)
+    assert [v.rule for v in template.violations] == ["no-triton-kernel"]

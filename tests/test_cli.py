@@ -1,0 +1,56 @@
+"""The command line as a user runs it: real subprocesses, exit codes, one-line errors."""
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import FIXTURE_ROOT, FIXTURE_SOLUTIONS, REPO
+
+
+def run(*args, root=FIXTURE_ROOT):
+    env = {**os.environ, "WORKBENCH_ROOT": str(root)}
+    return subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True, text=True, env=env,
+                          timeout=600)  # fmt: skip
+
+
+def test_tasks_lists_every_task_with_its_workloads():
+    proc = run("tasks", root=REPO)
+    assert proc.returncode == 0
+    for name in ("rmsnorm_residual", "gram_syrk", "segmented_scan", "cross_entropy"):
+        assert name in proc.stdout
+    listed = json.loads(run("tasks", "--json", root=REPO).stdout)
+    assert sum(len(t["workloads"]) for t in listed) >= 12
+
+
+def test_eval_json_of_a_correct_solution_exits_0():
+    proc = run("eval", "scale_add", "expert", "--mode", "interpret", "--json", "--seeds", "1")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["correct"] and data["device"]["mode"] == "interpret"
+    assert {w["name"] for w in data["workloads"]} == {"tiny", "small"}
+    assert all(w["latency_ms"] is None for w in data["workloads"])
+
+
+def test_eval_of_a_failing_solution_exits_1_and_says_why():
+    proc = run("eval", "scale_add", str(FIXTURE_SOLUTIONS / "partial.py"), "--workload", "small", "--seeds", "1")
+    assert proc.returncode == 1
+    assert "unwritten" in proc.stdout and "never written" in proc.stdout
+
+
+def test_bad_input_is_one_line_and_exit_2():
+    for args in (
+        ("eval", "no_such_task", "expert"),
+        ("eval", "scale_add", "/nonexistent/solution.py"),
+        ("eval", "scale_add", "expert", "--workload", "nope"),
+    ):
+        proc = run(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.startswith("workbench: error:") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_score_reads_saved_results(tmp_path):
+    saved = tmp_path / "r.json"
+    saved.write_text(run("eval", "scale_add", "expert", "--json", "--seeds", "1").stdout)
+    proc = run("score", str(saved))
+    assert proc.returncode == 2 and "not timed" in proc.stderr  # interpret mode: no speedup to score

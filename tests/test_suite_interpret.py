@@ -1,0 +1,33 @@
+"""Acceptance in interpret mode: every expert passes every interpret workload, and every known-bad
+solution in guidance/*/wrong/ is rejected for the reason its `# expect:` line gives."""
+
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from workbench.harness import EvalOptions, evaluate
+from workbench.harness.verdict import expected_verdict, verdicts
+from workbench.tasks import load_task, task_names
+
+TASKS = task_names(REPO)
+WRONG = sorted((REPO / "guidance").glob("*/wrong/*.py"))
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_expert_passes_every_interpret_workload(name):
+    task = load_task(name, REPO)
+    result = evaluate(task, task.expert_path, EvalOptions(mode="interpret", seeds=3, timeout_s=600))
+    assert result.correct, [w.summary() for w in result.workloads] or result.error
+    assert {w.name for w in result.workloads} == {w.name for w in task.workloads if w.interpret}
+
+
+@pytest.mark.parametrize("path", WRONG, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_wrong_solution_is_rejected_for_its_reason(path: Path):
+    expected = expected_verdict(path)
+    assert expected, f"{path} has no '# expect: KIND:DETAIL' line"
+    task = load_task(path.parent.parent.name, REPO)
+    result = evaluate(task, path, EvalOptions(mode="interpret", seeds=2, timeout_s=600))
+    assert not result.correct
+    found = verdicts(result)
+    assert expected in found, f"expected {expected}, got {found}: {[w.summary() for w in result.workloads]}"

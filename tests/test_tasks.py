@@ -1,0 +1,80 @@
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import FIXTURE_ROOT, REPO
+
+from workbench.tasks import TaskFormatError, load_task, task_names
+
+
+def test_every_project_task_loads_and_has_an_interpret_workload():
+    names = task_names(REPO)
+    assert {"rmsnorm_residual", "gram_syrk", "segmented_scan", "cross_entropy"} <= set(names)
+    for name in names:
+        task = load_task(name, REPO)
+        assert 3 <= len(task.workloads) <= 5, name
+        assert any(w.interpret for w in task.workloads), name
+        assert task.expert_path is not None and task.expert_path.exists(), name
+        wrong = list((task.guidance_path / "wrong").glob("*.py"))
+        assert len(wrong) >= 3, name
+        for w in task.workloads:
+            sol_bytes, sol_flops = task.sol_counts(w)
+            assert sol_bytes > 0 and sol_flops >= 0
+
+
+@pytest.fixture
+def task_copy(tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(FIXTURE_ROOT, root)
+    return root, root / "tasks" / "scale_add" / "task.toml"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ('title = "Scaled add (test fixture)"\n', "", "'title'"),
+        ("seed = 2\n", 'seed = "two"\n', "'workload[1].seed'"),
+        ('bytes = "3 * n * itemsize(dtype)"', 'bytes = "3 * m"', "'sol.bytes'"),
+        ("float32 = { atol = 1e-6, rtol = 1e-6 }", "float32 = { atol = 1e-6 }", "'tolerance.float32.rtol'"),
+        (
+            'dtype = "float32"\n\n[[workload]]\nname = "small"',
+            'dtype = "float33"\n\n[[workload]]\nname = "small"',
+            "'workload[0].dtype'",
+        ),
+        ('name = "small"', 'name = "tiny"', "'workload.name'"),
+        ('name = "scale_add"', 'name = "other"', "'name'"),
+        ("[sol]", "[sol\n", "invalid TOML"),
+    ],
+)
+def test_malformed_toml_names_file_and_field(task_copy, old, new, field):
+    root, toml = task_copy
+    text = toml.read_text()
+    assert old in text
+    toml.write_text(text.replace(old, new, 1))
+    with pytest.raises(TaskFormatError) as err:
+        load_task("scale_add", root)
+    message = str(err.value)
+    assert str(toml) in message and field in message
+    assert "\n" not in message
+
+
+def test_missing_file_is_named(task_copy):
+    root, toml = task_copy
+    (toml.parent / "inputs.py").unlink()
+    with pytest.raises(TaskFormatError, match=r"inputs\.py: missing file"):
+        load_task("scale_add", root)
+
+
+def test_cli_reports_a_malformed_task_in_one_line(task_copy):
+    root, toml = task_copy
+    toml.write_text(toml.read_text().replace("seed = 1\n", ""))
+    proc = subprocess.run(
+        [sys.executable, "-m", "workbench", "tasks"],
+        capture_output=True,
+        text=True,
+        env={"WORKBENCH_ROOT": str(root), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0
+    assert "missing field 'workload[0].seed'" in proc.stderr and str(toml) in proc.stderr

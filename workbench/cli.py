@@ -1,0 +1,167 @@
+"""The `workbench` command line. Exit codes: 0 ok, 1 a solution failed, 2 bad usage or input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from workbench.tasks import Task, TaskFormatError, load_task, project_root, task_names
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+DEFAULT_TASK = "rmsnorm_residual"
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="workbench",
+        description="D2K Workbench: evaluate Triton kernels on expert-designed tasks. "
+        f"With no command, evaluates the expert kernel of {DEFAULT_TASK} (interpret mode without a GPU).",
+    )
+    sub = parser.add_subparsers(dest="command")
+    tasks = sub.add_parser("tasks", help="list the tasks and their workloads")
+    tasks.add_argument("--json", action="store_true", help="print JSON")
+
+    ev = sub.add_parser("eval", help="evaluate a solution on a task")
+    ev.add_argument("task", help="task name (under tasks/) or task folder")
+    ev.add_argument("solution", help="solution file, or 'expert' for the task's expert kernel")
+    ev.add_argument("--workload", action="append", help="only this workload (repeatable)")
+    ev.add_argument("--mode", choices=("cuda", "interpret"), help="default: cuda when a GPU is visible")
+    ev.add_argument("--json", action="store_true", help="print the result as JSON")
+    ev.add_argument("--seeds", type=int, default=3, help="correctness seeds per workload (default 3)")
+    ev.add_argument("--timeout", type=float, default=300.0, help="seconds per workload, compile included")
+    ev.add_argument("--timer", choices=("events", "graph"), default="events", help="CUDA events or graph replay")
+    ev.add_argument("--budget", type=float, default=3.0, help="timing seconds per function and workload")
+
+    sc = sub.add_parser("score", help="per-task speedup and Sperf from saved `eval --json` results")
+    sc.add_argument("results", nargs="+", type=Path, help="eval result JSON files")
+    sc.add_argument("--baseline", type=Path, help="baseline latencies (task -> workload -> ms)")
+    sc.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command is None:
+            return _eval(DEFAULT_TASK, "expert", argparse.Namespace(
+                workload=None, mode=None, json=False, seeds=3, timeout=300.0, timer="events", budget=3.0
+            ))  # fmt: skip
+        if args.command == "tasks":
+            return _tasks(args)
+        if args.command == "eval":
+            return _eval(args.task, args.solution, args)
+        if args.command == "score":
+            return _score(args)
+    except (UsageError, TaskFormatError) as exc:
+        print(f"workbench: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_USAGE
+
+
+def _load_all() -> list[Task]:
+    names = task_names()
+    if not names:
+        raise UsageError(f"no tasks found under {project_root() / 'tasks'}")
+    return [load_task(n) for n in names]
+
+
+def _tasks(args: argparse.Namespace) -> int:
+    tasks = _load_all()
+    if args.json:
+        print(json.dumps([_task_json(t) for t in tasks], indent=2))
+        return EXIT_OK
+    total = sum(len(t.workloads) for t in tasks)
+    print(f"{len(tasks)} tasks, {total} workloads ({project_root()})")
+    for task in tasks:
+        print(f"\n{task.name} — {task.title}\n  {task.summary}")
+        for w in task.workloads:
+            flag = " [interpret]" if w.interpret else ""
+            print(f"  - {w.name}: {w.describe()}{flag}")
+    return EXIT_OK
+
+
+def _task_json(task: Task) -> dict[str, Any]:
+    return {
+        "name": task.name,
+        "title": task.title,
+        "summary": task.summary,
+        "workloads": [{"name": w.name, "seed": w.seed, "interpret": w.interpret, **w.params} for w in task.workloads],
+    }
+
+
+def _eval(task_name: str, solution_arg: str, args: argparse.Namespace) -> int:
+    from workbench.harness import EvalOptions, EvalUsageError, evaluate
+
+    task = load_task(task_name)
+    if solution_arg == "expert":
+        if task.expert_path is None or not task.expert_path.exists():
+            raise UsageError(f"task {task.name} has no expert kernel (guidance/{task.name}/expert.py)")
+        solution = task.expert_path
+    else:
+        solution = Path(solution_arg)
+    options = EvalOptions(
+        mode=args.mode,
+        workloads=args.workload,
+        seeds=args.seeds,
+        timeout_s=args.timeout,
+        timing={"timer": args.timer, "budget_s": args.budget},
+    )
+    if not args.json:
+        print(f"evaluating {solution} on {task.name} ...", file=sys.stderr)
+    try:
+        result = evaluate(task, solution, options)
+    except EvalUsageError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps(json_safe(result.to_dict()), indent=2))
+    else:
+        from workbench.report_text import format_eval
+
+        print(format_eval(result))
+    return EXIT_OK if result.correct else EXIT_FAILED
+
+
+def _score(args: argparse.Namespace) -> int:
+    from workbench.harness.result import EvalResult
+    from workbench.score import ScoreError, load_baseline, sperf, task_score
+
+    try:
+        baseline = load_baseline(args.baseline) if args.baseline else None
+        results = []
+        for path in args.results:
+            try:
+                results.append(EvalResult.from_dict(json.loads(path.read_text())))
+            except (OSError, json.JSONDecodeError, TypeError, KeyError) as exc:
+                raise UsageError(f"{path}: not an eval result ({exc})") from None
+        scores = [task_score(r, baseline) for r in results]
+        total = sperf(scores)
+    except ScoreError as exc:
+        raise UsageError(str(exc)) from None
+    against = f"baseline {args.baseline}" if args.baseline else "the reference"
+    if args.json:
+        print(json.dumps({"against": against, "sperf": total, "tasks": [s.__dict__ for s in scores]}, indent=2))
+    else:
+        for s in scores:
+            shown = f"{s.speedup:.3f}x" if s.speedup is not None else "incorrect (counts 0.5)"
+            print(f"{s.task:24} {shown}")
+        print(f"Sperf over {len(scores)} tasks against {against}: {total:.3f}")
+    return EXIT_OK
+
+
+def json_safe(value: Any) -> Any:
+    """NaN and Inf as strings, since JSON has no spelling for them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    return value

@@ -1,0 +1,157 @@
+"""The eval result schema (docs/eval-result.md): typed objects and their JSON form, in one place."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class Violation:
+    rule: str
+    line: int
+    message: str
+
+
+@dataclass
+class StaticResult:
+    ok: bool
+    violations: list[Violation] = field(default_factory=list)
+
+
+@dataclass
+class Latency:
+    """Milliseconds over n timed calls; err is the standard error of the mean."""
+
+    median: float
+    mean: float
+    err: float
+    n: int
+
+
+@dataclass
+class Mismatch:
+    output: str
+    index: list[int]
+    got: float | None
+    expected: float | None
+
+
+@dataclass
+class DeviceInfo:
+    name: str
+    capability: str | None
+    driver: str | None
+    torch: str
+    triton: str
+    mode: str
+
+
+@dataclass
+class WorkloadResult:
+    name: str
+    correct: bool = False
+    failure: str | None = None  # mismatch, unwritten, input-modified, nonfinite, shape, dtype, forbidden-op, error
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+    mismatches: int | None = None
+    first_mismatches: list[Mismatch] = field(default_factory=list)
+    seeds_checked: int = 0
+    latency_ms: Latency | None = None
+    reference_ms: Latency | None = None
+    speedup: float | None = None
+    sol_ms: float | None = None
+    sol_fraction: float | None = None
+    timing_note: str | None = None  # why timing fields are null, or what the timer did
+    error: str | None = None
+
+    def summary(self) -> str:
+        """One line for people and agents: verdict, then the numbers that exist."""
+        if self.error:
+            return f"{self.name}: ERROR {self.error.splitlines()[0] if self.error else ''}"
+        if not self.correct:
+            where = ""
+            if self.first_mismatches:
+                first = self.first_mismatches[0]
+                where = f"; first at {first.output}{first.index}: got {first.got}, expected {first.expected}"
+            count = f" ({self.mismatches} elements)" if self.mismatches else ""
+            return f"{self.name}: INCORRECT {self.failure}{count}{where}"
+        parts = [f"{self.name}: correct"]
+        if self.latency_ms and self.reference_ms and self.speedup:
+            parts.append(
+                f"{self.latency_ms.median * 1000:.1f} us vs reference {self.reference_ms.median * 1000:.1f} us,"
+                f" speedup {self.speedup:.2f}x"
+            )
+            if self.sol_fraction is not None:
+                parts.append(f"SOL {self.sol_fraction:.0%}")
+        elif self.timing_note:
+            parts.append(f"(timing: {self.timing_note})")
+        return " ".join(parts)
+
+
+@dataclass
+class EvalResult:
+    task: str
+    solution: str
+    solution_sha256: str
+    device: DeviceInfo | None
+    static: StaticResult
+    workloads: list[WorkloadResult] = field(default_factory=list)
+    correct: bool = False
+    speedup_geomean: float | None = None
+    error: str | None = None
+    ceilings: dict[str, Any] | None = None  # measured bandwidth and matmul rate behind sol_ms, with their source
+    version: int = SCHEMA_VERSION
+
+    def finish(self) -> EvalResult:
+        """Derive the task-level fields from the workloads."""
+        ran = bool(self.workloads) and self.static.ok and self.error is None
+        self.correct = ran and all(w.correct for w in self.workloads)
+        speedups = [w.speedup for w in self.workloads if w.speedup]
+        if self.correct and speedups and len(speedups) == len(self.workloads):
+            self.speedup_geomean = geomean(speedups)
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EvalResult:
+        return _build(cls, data)
+
+
+def geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+_NESTED: dict[str, Any] = {
+    "device": DeviceInfo,
+    "static": StaticResult,
+    "violations": Violation,
+    "workloads": WorkloadResult,
+    "first_mismatches": Mismatch,
+    "latency_ms": Latency,
+    "reference_ms": Latency,
+}
+
+
+def _build(cls: Any, data: dict[str, Any]) -> Any:
+    kwargs = {}
+    for f in fields(cls):
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        nested = _NESTED.get(f.name)
+        if nested is not None and isinstance(value, list):
+            value = [_build(nested, v) for v in value]
+        elif nested is not None and isinstance(value, dict):
+            value = _build(nested, value)
+        kwargs[f.name] = value
+    return cls(**kwargs)
+
+
+def workload_from_dict(data: dict[str, Any]) -> WorkloadResult:
+    return _build(WorkloadResult, data)

@@ -1,0 +1,210 @@
+"""Task and guidance loading: parses task.toml, checks every field, and finds the files of a task."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.formulas import ITEMSIZES, FormulaError, check_formula, evaluate_formula
+
+TASK_FILES = ("task.toml", "task.md", "inputs.py", "reference.py", "solution.py")
+_WORKLOAD_META = ("name", "seed", "interpret", "note")
+_DTYPES = set(ITEMSIZES)
+
+
+class TaskFormatError(ValueError):
+    """A task folder that does not follow docs/task-format.md; the message names the file and field."""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    atol: float
+    rtol: float
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    seed: int
+    interpret: bool
+    params: dict[str, Any]
+    note: str = ""
+
+    def describe(self) -> str:
+        """Parameters as `key=value` pairs, for listings."""
+        return " ".join(f"{k}={v}" for k, v in self.params.items())
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    title: str
+    summary: str
+    path: Path
+    outputs: tuple[str, ...]
+    requirements: tuple[str, ...]
+    forbidden_calls: tuple[str, ...]
+    allowed_torch_ops: tuple[str, ...]
+    tolerance: dict[str, Tolerance]
+    sol_bytes: str
+    sol_flops: str
+    workloads: tuple[Workload, ...]
+    guidance_path: Path | None = field(default=None)
+
+    def file(self, name: str) -> Path:
+        return self.path / name
+
+    def workload(self, name: str) -> Workload:
+        for workload in self.workloads:
+            if workload.name == name:
+                return workload
+        known = ", ".join(w.name for w in self.workloads)
+        raise TaskFormatError(f"task {self.name} has no workload {name!r} (it has: {known})")
+
+    def sol_counts(self, workload: Workload) -> tuple[float, float]:
+        """Minimum bytes moved and FLOPs of the problem for a workload, from the [sol] formulas."""
+        return evaluate_formula(self.sol_bytes, workload.params), evaluate_formula(self.sol_flops, workload.params)
+
+    @property
+    def expert_path(self) -> Path | None:
+        return self.guidance_path / "expert.py" if self.guidance_path else None
+
+
+def project_root() -> Path:
+    """The folder holding tasks/ and guidance/: $WORKBENCH_ROOT, else the nearest parent of the
+    working directory that has tasks/, else the checkout this package was installed from."""
+    env = os.environ.get("WORKBENCH_ROOT")
+    if env:
+        return Path(env).resolve()
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / "tasks").is_dir() and (folder / "guidance").is_dir():
+            return folder
+    return Path(__file__).resolve().parent.parent
+
+
+def task_names(root: Path | None = None) -> list[str]:
+    root = root or project_root()
+    tasks_dir = root / "tasks"
+    if not tasks_dir.is_dir():
+        return []
+    return sorted(p.name for p in tasks_dir.iterdir() if (p / "task.toml").exists())
+
+
+def load_task(name_or_path: str | Path, root: Path | None = None) -> Task:
+    """Load a task by name (under <root>/tasks) or by folder path, checking the whole format."""
+    root = root or project_root()
+    candidate = Path(name_or_path)
+    folder = candidate if candidate.is_dir() else root / "tasks" / str(name_or_path)
+    if not folder.is_dir():
+        raise TaskFormatError(f"no task {str(name_or_path)!r} (looked for {folder})")
+    for filename in TASK_FILES:
+        if not (folder / filename).is_file():
+            raise TaskFormatError(f"{folder / filename}: missing file")
+    toml_path = folder / "task.toml"
+    try:
+        data = tomllib.loads(toml_path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise TaskFormatError(f"{toml_path}: invalid TOML: {exc}") from None
+    guidance = root / "guidance" / folder.name
+    return _parse_task(data, folder, toml_path, guidance if guidance.is_dir() else None)
+
+
+def _parse_task(data: dict[str, Any], folder: Path, where: Path, guidance: Path | None) -> Task:
+    name = _field(data, "name", str, where)
+    if name != folder.name:
+        raise TaskFormatError(f"{where}: field 'name' is {name!r} but the folder is {folder.name!r}")
+    requirements = _table(data, "requirements", where)
+    tolerance_table = _table(data, "tolerance", where)
+    tolerance = {}
+    for dtype, tol in tolerance_table.items():
+        if dtype not in _DTYPES:
+            raise TaskFormatError(f"{where}: field 'tolerance.{dtype}' is not a torch dtype name")
+        tol = tol if isinstance(tol, dict) else {}
+        atol = _field(tol, "atol", (int, float), where, f"tolerance.{dtype}.")
+        rtol = _field(tol, "rtol", (int, float), where, f"tolerance.{dtype}.")
+        tolerance[dtype] = Tolerance(float(atol), float(rtol))
+    workloads = tuple(_parse_workload(i, w, where) for i, w in enumerate(_list(data, "workload", where)))
+    if not workloads:
+        raise TaskFormatError(f"{where}: field 'workload' needs at least one [[workload]]")
+    names = [w.name for w in workloads]
+    if len(set(names)) != len(names):
+        raise TaskFormatError(f"{where}: field 'workload.name' repeats a name: {names}")
+    sol = _table(data, "sol", where)
+    sol_bytes = _field(sol, "bytes", str, where, "sol.")
+    sol_flops = _field(sol, "flops", str, where, "sol.")
+    for workload in workloads:
+        for key, formula in (("bytes", sol_bytes), ("flops", sol_flops)):
+            try:
+                check_formula(formula, set(workload.params))
+                evaluate_formula(formula, workload.params)
+            except (FormulaError, ArithmeticError, TypeError) as exc:
+                raise TaskFormatError(f"{where}: field 'sol.{key}' on workload {workload.name!r}: {exc}") from None
+    return Task(
+        name=name,
+        title=_field(data, "title", str, where),
+        summary=_field(data, "summary", str, where),
+        path=folder,
+        outputs=tuple(_string_list(data, "outputs", where, required=True)),
+        requirements=tuple(_string_list(requirements, "text", where, "requirements.")),
+        forbidden_calls=tuple(_string_list(requirements, "forbidden_calls", where, "requirements.")),
+        allowed_torch_ops=tuple(_string_list(requirements, "allowed_torch_ops", where, "requirements.")),
+        tolerance=tolerance,
+        sol_bytes=sol_bytes,
+        sol_flops=sol_flops,
+        workloads=workloads,
+        guidance_path=guidance,
+    )
+
+
+def _parse_workload(index: int, raw: Any, where: Path) -> Workload:
+    prefix = f"workload[{index}]."
+    if not isinstance(raw, dict):
+        raise TaskFormatError(f"{where}: field '{prefix[:-1]}' must be a table")
+    params = {k: v for k, v in raw.items() if k not in _WORKLOAD_META}
+    if "dtype" in params and params["dtype"] not in _DTYPES:
+        raise TaskFormatError(f"{where}: field '{prefix}dtype' is {params['dtype']!r}, not a torch dtype name")
+    return Workload(
+        name=_field(raw, "name", str, where, prefix),
+        seed=_field(raw, "seed", int, where, prefix),
+        interpret=bool(raw.get("interpret", False)),
+        params=params,
+        note=str(raw.get("note", "")),
+    )
+
+
+def _field(table: dict[str, Any], key: str, kind: Any, where: Path, prefix: str = "") -> Any:
+    if key not in table:
+        raise TaskFormatError(f"{where}: missing field '{prefix}{key}'")
+    value = table[key]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise TaskFormatError(f"{where}: field '{prefix}{key}' has the wrong type ({type(value).__name__})")
+    return value
+
+
+def _table(data: dict[str, Any], key: str, where: Path) -> dict[str, Any]:
+    value = data.get(key)
+    if not isinstance(value, dict):
+        raise TaskFormatError(f"{where}: missing table [{key}]")
+    return value
+
+
+def _list(data: dict[str, Any], key: str, where: Path) -> list[Any]:
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        raise TaskFormatError(f"{where}: field '{key}' must be an array of tables")
+    return value
+
+
+def _string_list(table: dict[str, Any], key: str, where: Path, prefix: str = "", required: bool = False) -> list[str]:
+    if key not in table:
+        if required:
+            raise TaskFormatError(f"{where}: missing field '{prefix}{key}'")
+        return []
+    value = table[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise TaskFormatError(f"{where}: field '{prefix}{key}' must be a list of strings")
+    return value
