@@ -38,15 +38,34 @@ def expert_table(results: list[EvalResult]) -> list[str]:
     return lines
 
 
+def wrong_table(names: list[str]) -> list[str]:
+    lines = ["| wrong solution | expected | verdict | ok |", "| --- | --- | --- | --- |"]
+    for name in names:
+        for path in sorted((project_root() / "guidance" / name / "wrong").glob("*.py")):
+            task = load_task(name)
+            result = evaluate(task, path, EvalOptions(mode="cuda", seeds=2, timing={"budget_s": 0.5}))
+            found, expected = verdicts(result), expected_verdict(path)
+            ok = "yes" if expected in found and not result.correct else "NO"
+            lines.append(f"| {name}/{path.name} | {expected} | {', '.join(sorted(found))} | {ok} |")
+            print(f"wrong {name}/{path.name}: expected {expected}, got {sorted(found)}", flush=True)
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--tasks", nargs="+")
     parser.add_argument("--skip-wrong", action="store_true")
+    parser.add_argument("--only-wrong", action="store_true", help="only the wrong solutions (to wrong.md)")
     parser.add_argument("--budget", type=float, default=3.0, help="timing seconds per function and workload")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     names = args.tasks or task_names()
+    if args.only_wrong:
+        lines = wrong_table(names)
+        (args.out / "wrong.md").write_text("\n".join(lines) + "\n")
+        print("\n".join(lines))
+        return 0
     experts = []
     for name in names:
         task = load_task(name)
@@ -68,15 +87,7 @@ def main() -> int:
                   f"TFLOP/s bf16 matmul ({ceilings['method']}).", ""]  # fmt: skip
     lines += expert_table(experts)
     if not args.skip_wrong:
-        lines += ["", "| wrong solution | expected | verdict | ok |", "| --- | --- | --- | --- |"]
-        for name in names:
-            for path in sorted((project_root() / "guidance" / name / "wrong").glob("*.py")):
-                task = load_task(name)
-                result = evaluate(task, path, EvalOptions(mode="cuda", seeds=2, timing={"budget_s": 0.5}))
-                found, expected = verdicts(result), expected_verdict(path)
-                ok = "yes" if expected in found and not result.correct else "NO"
-                lines.append(f"| {name}/{path.name} | {expected} | {', '.join(sorted(found))} | {ok} |")
-                print(f"wrong {name}/{path.name}: expected {expected}, got {sorted(found)}", flush=True)
+        lines += ["", *wrong_table(names)]
     table = "\n".join(lines)
     (args.out / "suite.md").write_text(table + "\n")
     print(table)

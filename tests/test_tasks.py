@@ -13,7 +13,7 @@ def test_every_project_task_loads_and_has_an_interpret_workload():
     assert {"rmsnorm_residual", "gram_syrk", "segmented_scan", "cross_entropy"} <= set(names)
     for name in names:
         task = load_task(name, REPO)
-        assert 3 <= len(task.workloads) <= 5, name
+        assert 3 <= len([w for w in task.workloads if not w.interpret]) <= 4, name  # realistic H200 sizes
         assert any(w.interpret for w in task.workloads), name
         assert task.expert_path is not None and task.expert_path.exists(), name
         wrong = list((task.guidance_path / "wrong").glob("*.py"))

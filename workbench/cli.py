@@ -99,6 +99,7 @@ def _task_json(task: Task) -> dict[str, Any]:
 
 def _eval(task_name: str, solution_arg: str, args: argparse.Namespace) -> int:
     from workbench.harness import EvalOptions, EvalUsageError, evaluate
+    from workbench.harness.runner import detect_mode, select_workloads
 
     task = load_task(task_name)
     if solution_arg == "expert":
@@ -107,15 +108,23 @@ def _eval(task_name: str, solution_arg: str, args: argparse.Namespace) -> int:
         solution = task.expert_path
     else:
         solution = Path(solution_arg)
+    if not solution.is_file():
+        raise UsageError(f"no solution file {solution}")
+    mode = args.mode or detect_mode()
+    try:
+        chosen = select_workloads(task, mode, args.workload)
+    except EvalUsageError as exc:
+        raise UsageError(str(exc)) from None
     options = EvalOptions(
-        mode=args.mode,
+        mode=mode,
         workloads=args.workload,
         seeds=args.seeds,
         timeout_s=args.timeout,
         timing={"timer": args.timer, "budget_s": args.budget},
     )
     if not args.json:
-        print(f"evaluating {solution} on {task.name} ...", file=sys.stderr)
+        names = ", ".join(w.name for w in chosen)
+        print(f"evaluating {solution} on {task.name} ({mode}: {names}) ...", file=sys.stderr)
     try:
         result = evaluate(task, solution, options)
     except EvalUsageError as exc:

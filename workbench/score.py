@@ -53,15 +53,17 @@ def task_score(result: EvalResult, baseline: Baseline | None = None) -> TaskScor
     if not result.correct:
         return TaskScore(result.task, False, None)
     speedups = []
-    for w in result.workloads:
-        if w.latency_ms is None:
-            raise ScoreError(f"{result.task}/{w.name} was not timed ({w.timing_note}); no speedup to score")
+    timed = [(w, w.latency_ms) for w in result.workloads if w.latency_ms is not None]
+    if not timed:
+        notes = {w.timing_note for w in result.workloads}
+        raise ScoreError(f"{result.task} was not timed ({'; '.join(sorted(map(str, notes)))}); no speedup to score")
+    for w, latency in timed:
         if baseline is None:
             assert w.speedup is not None
             speedups.append(w.speedup)
         else:
             try:
-                speedups.append(baseline[result.task][w.name] / w.latency_ms.median)
+                speedups.append(baseline[result.task][w.name] / latency.median)
             except KeyError:
                 raise ScoreError(f"baseline has no latency for {result.task}/{w.name}") from None
     return TaskScore(result.task, True, geomean(speedups))

@@ -22,12 +22,14 @@ def test_cuda_eval_times_reference_and_solution(task):
     result = evaluate(task, task.expert_path, CUDA)
     assert result.correct, [w.summary() for w in result.workloads]
     assert result.device.mode == "cuda" and result.device.capability
-    for w in result.workloads:
-        assert w.latency_ms.n >= 10 and w.latency_ms.median > 0 and w.reference_ms.median > 0
-        assert w.speedup == pytest.approx(w.reference_ms.median / w.latency_ms.median)
-        assert 0 < w.sol_fraction <= 1.2
+    tiny, small, large = result.workloads
+    for ci_sized in (tiny, small):  # interpret = true: checked, but their time is launch overhead
+        assert ci_sized.correct and ci_sized.latency_ms is None and "CI-sized" in ci_sized.timing_note
+    assert large.latency_ms.n >= 3 and large.latency_ms.median > 0 and large.reference_ms.median > 0
+    assert large.speedup == pytest.approx(large.reference_ms.median / large.latency_ms.median)
+    assert 0 < large.sol_fraction <= 1.2
     assert result.ceilings["bandwidth_gbps"] > 100 and "measured" in result.ceilings["source"]
-    assert result.speedup_geomean > 0
+    assert result.speedup_geomean == pytest.approx(large.speedup)
 
 
 def test_an_illegal_memory_access_is_a_result_and_the_parent_carries_on(task):
@@ -55,7 +57,7 @@ def test_timing_waits_for_the_gpu_lock(task):
         fcntl.flock(handle, fcntl.LOCK_EX)
         worker = threading.Thread(target=lambda: (evaluate(task, task.expert_path, CUDA), done.set()))
         worker.start()
-        assert not done.wait(timeout=45)  # correctness runs, timing cannot start while we hold the lock
+        assert not done.wait(timeout=20)  # correctness runs, timing cannot start while we hold the lock
         fcntl.flock(handle, fcntl.LOCK_UN)
     assert done.wait(timeout=300)
     worker.join()

@@ -26,6 +26,20 @@ SNIPPET = textwrap.dedent(
         tl.store(c_ptr + offs[:, None] * BLOCK + offs[None, :], tl.dot(a, b))
 
 
+    @triton.jit
+    def loop_kernel(x_ptr, out_ptr, n_iters, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for i in range(n_iters):  # a runtime loop bound: the scalar tensor is used as an index
+            acc += tl.load(x_ptr + i * BLOCK + offs)
+        tl.store(out_ptr + offs, acc)
+
+
+    x = torch.randn(3, 16)
+    summed = torch.empty(16)
+    loop_kernel[(1,)](x, summed, 3, BLOCK=16)
+    assert torch.allclose(summed, x.sum(0), atol=1e-5)
+
     a = torch.randn(16, 16).bfloat16()
     b = torch.randn(16, 16).bfloat16()
     c = torch.empty(16, 16)
@@ -36,7 +50,7 @@ SNIPPET = textwrap.dedent(
 )
 
 
-def test_bf16_dot_and_multi_config_autotune_work_in_the_interpreter():
+def test_bf16_dot_runtime_loops_and_multi_config_autotune_work_in_the_interpreter():
     env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(REPO)}
     proc = subprocess.run([sys.executable, "-c", SNIPPET], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]

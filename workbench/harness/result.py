@@ -111,7 +111,7 @@ class EvalResult:
         ran = bool(self.workloads) and self.static.ok and self.error is None
         self.correct = ran and all(w.correct for w in self.workloads)
         speedups = [w.speedup for w in self.workloads if w.speedup]
-        if self.correct and speedups and len(speedups) == len(self.workloads):
+        if self.correct and speedups:  # over the timed workloads; CI-sized ones are not timed on a GPU
             self.speedup_geomean = geomean(speedups)
         return self
 

@@ -94,7 +94,8 @@ def build_spec(task: Task, solution: Path, mode: str, workloads: list[Workload],
     specs = []
     for w in workloads:
         sol_bytes, sol_flops = task.sol_counts(w)
-        specs.append(WorkloadSpec(w.name, w.seed, w.params, sol_bytes, sol_flops))
+        timed = mode == "cuda" and not w.interpret
+        specs.append(WorkloadSpec(w.name, w.seed, w.params, sol_bytes, sol_flops, timed))
     return EvalSpec(
         task_dir=str(task.path.resolve()),
         solution=str(solution.resolve()),

@@ -15,6 +15,7 @@ class WorkloadSpec:
     params: dict[str, Any]
     sol_bytes: float
     sol_flops: float
+    timed: bool = True  # False for CI-sized workloads on the GPU: their time is launch overhead
 
 
 @dataclass

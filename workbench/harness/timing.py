@@ -16,7 +16,7 @@ import torch
 from workbench.harness.result import Latency
 
 MIN_SAMPLES = 10
-BATCH = 10
+MAX_BATCH = 10  # samples recorded between two host synchronisations
 
 
 @dataclass
@@ -70,20 +70,26 @@ def time_function(
 ) -> Timed:
     """Time fn over rotating input sets. Returns the latency and each set's last output."""
     outputs: list[Any] = [None] * len(input_sets)
-    for i in range(options.warmup):
-        outputs[i % len(input_sets)] = fn(*input_sets[i % len(input_sets)])
-    torch.cuda.synchronize()
+    warm_started, calls = time.perf_counter(), 0
+    while calls < max(1, options.warmup):
+        outputs[calls % len(input_sets)] = fn(*input_sets[calls % len(input_sets)])
+        torch.cuda.synchronize()
+        calls += 1
+        if time.perf_counter() - warm_started > options.budget_s / 4:  # a slow function: enough warm-up
+            break
+    per_call = (time.perf_counter() - warm_started) / calls
+    batch = max(1, min(MAX_BATCH, int(options.budget_s / 10 / max(per_call, 1e-6))))
     note = None
     replays: list[Callable[[], Any]] | None = None
     if options.timer == "graph":
         replays, note = _capture(fn, input_sets, outputs)
     samples: list[float] = []
     started = time.perf_counter()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(BATCH)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(BATCH)]
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
     k = 0
     while True:
-        for b in range(BATCH):
+        for b in range(batch):
             which = k % len(input_sets)
             flush.zero_()
             starts[b].record()
@@ -96,11 +102,12 @@ def time_function(
         torch.cuda.synchronize()
         samples.extend(s.elapsed_time(e) for s, e in zip(starts, ends))
         mean = statistics.fmean(samples)
-        err = statistics.stdev(samples) / math.sqrt(len(samples))
+        err = statistics.stdev(samples) / math.sqrt(len(samples)) if len(samples) > 1 else math.inf
         if len(samples) >= MIN_SAMPLES and err <= options.target_rel_err * mean:
             break
         if time.perf_counter() - started > options.budget_s or len(samples) >= options.max_samples:
-            note = (note + "; " if note else "") + f"stopped by the budget at {err / mean:.2%} standard error"
+            reached = f"{err / mean:.2%} standard error" if math.isfinite(err) else "a single sample"
+            note = (note + "; " if note else "") + f"stopped by the budget at {reached} after {len(samples)} samples"
             break
     latency = Latency(statistics.median(samples), mean, err, len(samples))
     return Timed(latency, outputs, note)

@@ -4,8 +4,10 @@ is imported, so that no solution has to work around them itself:
 - the launch path (JIT, interpreter, autotuner) runs with the runtime guard suspended, since it
   moves tensors and benchmarks through torch on the solution's behalf;
 - under TRITON_INTERPRET=1, `tl.dot` on bf16 operands upcasts them to fp32 (the interpreter
-  otherwise multiplies the raw bf16 bit patterns), and a multi-config `@triton.autotune` runs its
-  first config (benchmarking configs needs a GPU driver).
+  otherwise multiplies the raw bf16 bit patterns), a multi-config `@triton.autotune` runs its
+  first config (benchmarking configs needs a GPU driver), and a scalar tensor used as an index
+  (`range(n)` over a runtime bound) converts under numpy 2.4+, which refuses `int()` of a
+  one-element 1-d array (fixed in Triton 3.9's interpreter; patched here for older ones).
 """
 
 from __future__ import annotations
@@ -66,4 +68,16 @@ def _patch_interpreter(autotuner: Any) -> list[str]:
         return original_run(self, *args, **kwargs)
 
     autotuner.Autotuner.run = run_first_config
-    return ["interpreter: bf16 tl.dot upcast to fp32", "interpreter: @triton.autotune runs its first config"]
+
+    original_patch_tensor = interpreter._patch_lang_tensor
+
+    def patch_lang_tensor(tensor: Any, scope: Any) -> None:
+        original_patch_tensor(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(np.asarray(self.handle.data).reshape(-1)[0]))
+
+    interpreter._patch_lang_tensor = patch_lang_tensor
+    return [
+        "interpreter: bf16 tl.dot upcast to fp32",
+        "interpreter: @triton.autotune runs its first config",
+        "interpreter: scalar tensors convert to int under numpy 2.4+",
+    ]

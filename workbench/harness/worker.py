@@ -109,6 +109,9 @@ class Runner:
         if self.spec.mode != "cuda":
             result.timing_note = "not timed in interpret mode (CPU interpreter): correctness only"
             return result
+        if not w.timed:
+            result.timing_note = "CI-sized workload (interpret = true): correctness only, its time is launch overhead"
+            return result
         self._time(w, result)
         return result
 

@@ -1,0 +1,39 @@
+"""Inputs for cross_entropy: LM-head logits [rows, V] and next-token targets [rows].
+
+The logits imitate a trained language model's output: a per-row offset (logits are not
+zero-mean), Gaussian spread over the vocabulary, and on about half the rows a confident
+prediction where the target's logit stands well above the rest (small loss); on the other
+rows the target is an ordinary token (loss near log(V)). About one row in sixteen, and
+always the last row when there are at least two, is padding with target -100
+(ignore_index), whose loss must be exactly 0.
+"""
+
+import torch
+
+IGNORE_INDEX = -100
+
+
+def make_inputs(params: dict, seed: int, device) -> tuple:
+    rows = int(params["rows"])
+    vocab = int(params["vocab"])
+    dtype = getattr(torch, params.get("dtype", "bfloat16"))
+    ignore_frac = float(params.get("ignore_frac", 0.0625))
+
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    logits = torch.randn(rows, vocab, generator=g, dtype=torch.float32)
+    logits.mul_(2.5).add_(2.0 * torch.randn(rows, 1, generator=g))
+
+    targets = torch.randint(0, vocab, (rows,), generator=g, dtype=torch.int64)
+    confident = torch.rand(rows, generator=g) < 0.5
+    boost = 6.0 + 10.0 * torch.rand(rows, generator=g)
+    row_idx = torch.arange(rows)
+    logits[row_idx, targets] += torch.where(confident, boost, torch.zeros(()))
+
+    ignored = torch.rand(rows, generator=g) < ignore_frac
+    if rows >= 2:
+        ignored[-1] = True
+    targets[ignored] = IGNORE_INDEX
+
+    logits = logits.to(dtype).contiguous().to(device)
+    targets = targets.contiguous().to(device)
+    return logits, targets
