@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from workbench.cli_session import SessionUsageError
+from workbench.session.log import LogError
 from workbench.tasks import Task, TaskFormatError, load_task, project_root, task_names
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -40,6 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--timer", choices=("events", "graph"), default="events", help="CUDA events or graph replay")
     ev.add_argument("--budget", type=float, default=3.0, help="timing seconds per function and workload")
 
+    from workbench.cli_session import add_parsers
+
+    add_parsers(sub)
+
     sc = sub.add_parser("score", help="per-task speedup and Sperf from saved `eval --json` results")
     sc.add_argument("results", nargs="+", type=Path, help="eval result JSON files")
     sc.add_argument("--baseline", type=Path, help="baseline latencies (task -> workload -> ms)")
@@ -60,7 +66,11 @@ def main(argv: list[str] | None = None) -> int:
             return _eval(args.task, args.solution, args)
         if args.command == "score":
             return _score(args)
-    except (UsageError, TaskFormatError) as exc:
+        if args.command in ("run", "resume", "branch", "replay"):
+            from workbench.cli_session import handle
+
+            return handle(args)
+    except (UsageError, TaskFormatError, SessionUsageError, LogError) as exc:
         print(f"workbench: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_USAGE

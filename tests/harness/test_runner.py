@@ -63,7 +63,7 @@ def test_a_segfault_is_a_result_and_the_next_workload_gets_a_fresh_child(task):
     path = FIXTURE_SOLUTIONS / "segfault.py"
     spec = build_spec(task, path, "interpret", select_workloads(task, "interpret", None), FAST)
     result = EvalResult(task.name, str(path), "", None, StaticResult(ok=True))
-    run_spec(spec, result, timeout_s=120)
+    run_spec(spec, result, FAST)
     result.finish()
     assert [w.name for w in result.workloads] == ["tiny", "small"]
     for w in result.workloads:

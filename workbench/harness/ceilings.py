@@ -7,7 +7,6 @@ eval on that device uses the same figures and says where they came from.
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import time
 from pathlib import Path
@@ -20,10 +19,9 @@ MATMUL_N = 8192
 
 
 def cache_path() -> Path:
-    base = os.environ.get("WORKBENCH_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "workbench"
-    )
-    return Path(base) / "ceilings.json"
+    from workbench.harness.runner import ceilings_cache_dir
+
+    return ceilings_cache_dir() / "ceilings.json"
 
 
 def _device_key(device: torch.device) -> str:

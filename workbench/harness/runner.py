@@ -15,12 +15,14 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from workbench.harness.result import DeviceInfo, EvalResult, WorkloadResult, workload_from_dict
+from workbench.harness.sandbox import bubblewrap_works, confined
 from workbench.harness.spec import EvalSpec, WorkloadSpec
 from workbench.harness.static_checks import check_source
 from workbench.tasks import Task, Workload
@@ -40,6 +42,8 @@ class EvalOptions:
     timeout_s: float = 300.0  # per workload, compile included
     startup_timeout_s: float = 180.0  # importing torch, triton and the solution
     timing: dict[str, Any] = field(default_factory=dict)
+    cancel: threading.Event | None = None  # set it to stop the eval; the workload in flight is killed
+    sandbox_dir: Path | None = None  # agent code: confine the child, only this folder (and /tmp) writable
 
 
 def detect_mode() -> str:
@@ -85,7 +89,7 @@ def evaluate(task: Task, solution: Path, options: EvalOptions | None = None) -> 
         first = static.violations[0]
         result.error = f"static checks failed: {first.rule} at line {first.line}: {first.message}"
         return result.finish()
-    run_spec(build_spec(task, solution, mode, workloads, options), result, options.timeout_s, options.startup_timeout_s)
+    run_spec(build_spec(task, solution, mode, workloads, options), result, options)
     return result.finish()
 
 
@@ -110,6 +114,14 @@ def build_spec(task: Task, solution: Path, mode: str, workloads: list[Workload],
     )
 
 
+def ceilings_cache_dir() -> Path:
+    """Where the device ceilings are cached (see harness.ceilings); computed without importing torch."""
+    base = os.environ.get("WORKBENCH_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "workbench"
+    )
+    return Path(base)
+
+
 def child_environment(mode: str) -> dict[str, str]:
     """The child's environment: no API keys or other secrets; the interpreter switched on or off."""
     env = {k: v for k, v in os.environ.items() if not any(m in k.upper() for m in SECRET_MARKERS)}
@@ -123,14 +135,14 @@ def child_environment(mode: str) -> dict[str, str]:
     return env
 
 
-def run_spec(spec: EvalSpec, result: EvalResult, timeout_s: float, startup_timeout_s: float = 180.0) -> None:
+def run_spec(spec: EvalSpec, result: EvalResult, options: EvalOptions) -> None:
     """Run the spec's workloads in child processes, a fresh child after each one that dies."""
     pending = list(spec.workloads)
     for _attempt in range(len(spec.workloads) + 1):
-        if not pending:
+        if not pending or options.cancel is not None and options.cancel.is_set():
             return
         spec.workloads = pending
-        outcome = _run_child(spec, timeout_s, startup_timeout_s)
+        outcome = _run_child(spec, options)
         if outcome.device and result.device is None:
             result.device = DeviceInfo(**outcome.device)
         if outcome.ceilings:
@@ -159,24 +171,33 @@ class _ChildOutcome:
     exit_error: str | None = None
 
 
-def _run_child(spec: EvalSpec, timeout_s: float, startup_timeout_s: float) -> _ChildOutcome:
+def _run_child(spec: EvalSpec, options: EvalOptions) -> _ChildOutcome:
     outcome = _ChildOutcome()
+    timeout_s, startup_timeout_s = options.timeout_s, options.startup_timeout_s
     with tempfile.TemporaryDirectory(prefix="workbench-eval-") as tmp:
         spec_path, events_path, log_path = Path(tmp, "spec.json"), Path(tmp, "events.jsonl"), Path(tmp, "child.log")
         spec.save(spec_path)
         events_path.touch()
+        command = [sys.executable, "-m", "workbench.harness.worker", str(spec_path), str(events_path)]
+        env = child_environment(spec.mode)
+        if options.sandbox_dir is not None and bubblewrap_works():
+            cache = ceilings_cache_dir()
+            cache.mkdir(parents=True, exist_ok=True)
+            env["TRITON_CACHE_DIR"] = str(Path(options.sandbox_dir).resolve() / ".triton")
+            command = confined(command, [Path(options.sandbox_dir).resolve(), cache], Path(tmp))
         with open(log_path, "w") as log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "workbench.harness.worker", str(spec_path), str(events_path)],
-                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=tmp,
-                env=child_environment(spec.mode), start_new_session=True,
+                command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=tmp,
+                env=env, start_new_session=True,
             )  # fmt: skip
-            timed_out = _watch(proc, events_path, timeout_s, startup_timeout_s)
+            timed_out = _watch(proc, events_path, timeout_s, startup_timeout_s, options.cancel)
         _read_events(events_path, outcome)
         if outcome.fatal or proc.returncode == 0 and not outcome.in_flight:
             return outcome
         tail = _tail(log_path)
-        if timed_out and outcome.in_flight:
+        if options.cancel is not None and options.cancel.is_set():
+            outcome.exit_error = "interrupted: the eval was cancelled"
+        elif timed_out and outcome.in_flight:
             outcome.exit_error = f"timed out after {timeout_s:g} s (killed)"
         elif timed_out:
             outcome.exit_error = f"timed out after {startup_timeout_s:g} s while loading the solution (killed)"
@@ -185,7 +206,13 @@ def _run_child(spec: EvalSpec, timeout_s: float, startup_timeout_s: float) -> _C
         return outcome
 
 
-def _watch(proc: subprocess.Popen[bytes], events_path: Path, timeout_s: float, startup_timeout_s: float) -> bool:
+def _watch(
+    proc: subprocess.Popen[bytes],
+    events_path: Path,
+    timeout_s: float,
+    startup_timeout_s: float,
+    cancel: threading.Event | None = None,
+) -> bool:
     """Wait for the child, killing its process group when one workload runs past the timeout (or
     the start-up before the first workload past its own). Returns whether it was killed for that."""
     phase_started, limit, seen = time.monotonic(), startup_timeout_s, 0
@@ -195,7 +222,7 @@ def _watch(proc: subprocess.Popen[bytes], events_path: Path, timeout_s: float, s
             seen = len(lines)
             if _last_event(lines) in ("start", "result"):
                 phase_started, limit = time.monotonic(), timeout_s
-        if time.monotonic() - phase_started > limit:
+        if time.monotonic() - phase_started > limit or cancel is not None and cancel.is_set():
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             return True

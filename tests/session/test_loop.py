@@ -1,0 +1,146 @@
+"""The loop's controls with the scripted provider, on the fixture task in the interpreter."""
+
+import threading
+
+from session_helpers import Recorder, make_loop, task  # noqa: F401
+
+from workbench.agent.scripted import ScriptedTurn
+from workbench.session.history import complete_prefix, rebuild
+from workbench.session.log import read_log
+from workbench.session.loop import LoopState
+
+
+def text(t):
+    return {"type": "text", "text": t}
+
+
+def bash(i, command):
+    return {"type": "tool_use", "id": f"t{i}", "name": "bash", "input": {"command": command}}
+
+
+def test_a_scripted_session_edits_evaluates_and_submits(make_loop):  # noqa: F811
+    loop, folder, rec = make_loop()
+    loop.start()
+    assert loop.wait(timeout=300) == "submitted"
+    kinds = rec.kinds()
+    assert kinds.count("turn_end") == 5 and kinds[-1] == "session_end"
+    evals = [e for e in rec.events if e["kind"] == "eval_result"]
+    assert [e["result"]["correct"] for e in evals] == [False, True]
+    assert evals[0]["result"]["workloads"][0]["failure"] == "unwritten"
+    (submission,) = [e for e in rec.events if e["kind"] == "submission"]
+    assert submission["result"]["correct"] and submission["final"]
+    # the log alone rebuilds the conversation the loop held
+    events = read_log(folder / "events.jsonl").events
+    assert [m.to_dict() for m in rebuild(events).conversation.messages] == [
+        m.to_dict() for m in loop.state.conversation.messages
+    ]
+    assert events[0]["scripted"] is True and events[0]["version"] == 1
+    assert (folder / "work" / "DESIGN.md").exists()
+
+
+def test_step_runs_one_turn_then_pauses_and_run_continues(make_loop):  # noqa: F811
+    loop, _, rec = make_loop()
+    loop.start(paused=True)
+    assert loop.status == LoopState.PAUSED
+    loop.step()
+    rec.wait_for(lambda e: e["kind"] == "human" and e.get("action") == "pause")
+    assert rec.kinds().count("turn_end") == 1 and loop.status == LoopState.PAUSED
+    loop.step()
+    rec.wait_for(lambda e: e["kind"] == "turn_end" and e["turn"] == 2)
+    rec.wait_for(lambda e: e["kind"] == "human" and e.get("action") == "pause" and e["turn"] == 2)
+    loop.run()
+    assert loop.wait(timeout=300) == "submitted"
+
+
+def test_pause_takes_effect_after_the_current_turn(make_loop):  # noqa: F811
+    loop, _, rec = make_loop()
+    loop.start()
+    loop.pause()
+    rec.wait_for(lambda e: e["kind"] == "human" and e.get("action") == "pause")
+    assert loop.status == LoopState.PAUSED
+    turns = rec.kinds().count("turn_end")
+    assert turns >= 1
+    loop.stop()
+    assert loop.wait(timeout=60) == "interrupted"
+    assert rec.kinds().count("turn_end") == turns
+
+
+def test_interrupt_during_the_model_stream_keeps_a_valid_conversation(make_loop):  # noqa: F811
+    slow = ScriptedTurn([text("x" * 2000)], delay_s=0.05)
+    loop, folder, rec = make_loop([slow, ScriptedTurn([text("done")])])
+    loop.start()
+    deltas = threading.Event()
+    loop.callbacks.on_delta = lambda d: deltas.set()
+    assert deltas.wait(30)
+    loop.interrupt()
+    event = rec.wait_for(lambda e: e["kind"] == "interrupt")
+    assert event["during"] == "model" and 0 < len(event["partial_text"]) < 2000
+    rec.wait_for(lambda e: e["kind"] == "human" and e.get("action") == "pause")
+    messages = loop.state.conversation.messages
+    assert messages[-1].role == "user" and len(messages) == 1  # nothing half-said was kept
+    loop.stop()
+    assert loop.wait(timeout=30) == "interrupted"
+    assert rebuild(complete_prefix(read_log(folder / "events.jsonl").events)).turn == 0
+
+
+def test_interrupt_during_a_long_bash_command(make_loop):  # noqa: F811
+    turns = [ScriptedTurn([text("wait"), bash(1, "sleep 60"), bash(2, "echo never")])]
+    loop, _, rec = make_loop(turns)
+    loop.start()
+    rec.wait_for(lambda e: e["kind"] == "tool_call")
+    loop.interrupt()
+    end = rec.wait_for(lambda e: e["kind"] == "turn_end", timeout=20)
+    results = end["user_message"]["content"]
+    assert [r["tool_use_id"] for r in results] == ["t1", "t2"]  # every tool_use has its result
+    assert "interrupted" in results[0]["content"] and "not run" in results[1]["content"]
+    assert any(e["kind"] == "interrupt" and e["during"] == "tool" for e in rec.events)
+    loop.stop()
+    assert loop.wait(timeout=30) == "interrupted"
+
+
+def test_take_over_edit_evaluate_hand_back_and_the_agent_sees_the_diff(make_loop, task):  # noqa: F811
+    script = [ScriptedTurn([text("first"), bash(1, "true")]), ScriptedTurn([text("second"), bash(2, "true")]),
+              ScriptedTurn([text("third"), bash(3, "true")])]  # fmt: skip
+    requests = []
+    loop, _, rec = make_loop(script, budget=3)
+    original = loop.provider.complete
+
+    def spy(request, *args, **kwargs):
+        requests.append(request)
+        return original(request, *args, **kwargs)
+
+    loop.provider.complete = spy
+    loop.start(paused=True)
+    loop.take_over()
+    loop.step()
+    rec.wait_for(lambda e: e["kind"] == "human" and e.get("action") == "takeover")
+    assert loop.status == LoopState.TAKEN_OVER and requests == []
+    loop.human_edit(task.expert_path.read_text())
+    result = loop.human_evaluate(["tiny"])
+    assert result.correct
+    loop.human_submit()
+    loop.note("try a bigger block")
+    loop.hand_back("I wrote a working kernel for you")
+    loop.run()
+    rec.wait_for(lambda e: e["kind"] == "turn_end")
+    first = requests[0].messages[-1]
+    sent = "".join(b.text for b in first.content if hasattr(b, "text"))
+    assert "A person took over" in sent and "+@triton.jit" in sent and "working kernel" in sent
+    assert "try a bigger block" in sent
+    kinds = [e.get("action") for e in rec.events if e["kind"] == "human"]
+    assert kinds[:6] == ["takeover", "edit", "evaluate", "submit", "note", "handback"]
+    assert loop.wait(timeout=60) == "budget"
+
+
+def test_the_budget_ends_the_session(make_loop):  # noqa: F811
+    loop, _, rec = make_loop([ScriptedTurn([text(str(i)), bash(i, "true")]) for i in range(5)], budget=2)
+    loop.start()
+    assert loop.wait(timeout=60) == "budget"
+    assert rec.kinds().count("turn_end") == 2 and rec.events[-1]["reason"] == "budget"
+
+
+def test_a_provider_error_ends_the_session_with_error(make_loop):  # noqa: F811
+    loop, _, rec = make_loop([ScriptedTurn([text("one"), bash(1, "true")])])  # the script runs dry on turn 2
+    loop.start()
+    assert loop.wait(timeout=60) == "error"
+    assert any(e["kind"] == "error" and "no response left" in e["message"] for e in rec.events)

@@ -1,0 +1,46 @@
+"""The one small interface every model provider implements, and what it may raise."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Protocol
+
+from workbench.agent.conversation import Delta, ModelRequest, ModelResponse
+
+DeltaCallback = Callable[[Delta], None]
+RetryCallback = Callable[[int, str, float], None]  # attempt, reason, seconds until the next try
+
+
+class ProviderError(RuntimeError):
+    """The provider gave up: an error that retries did not fix, or one that retrying cannot fix."""
+
+
+class Interrupted(Exception):
+    """The request was cancelled through its cancel event; any partial output is discarded."""
+
+    def __init__(self, partial_text: str = "") -> None:
+        super().__init__("interrupted")
+        self.partial_text = partial_text
+
+
+class MissingKeyError(ValueError):
+    """The provider's API key is not in the environment; the message names the variable."""
+
+
+class Provider(Protocol):
+    name: str  # "anthropic", "openai", "scripted"
+    model: str
+
+    def complete(
+        self,
+        request: ModelRequest,
+        on_delta: DeltaCallback,
+        cancel: threading.Event,
+        on_retry: RetryCallback | None = None,
+    ) -> ModelResponse:
+        """Send the request and stream the answer: call on_delta for each piece as it arrives, raise
+        Interrupted promptly once `cancel` is set, retry transient failures (rate limits, overload,
+        5xx, a stream that breaks off) with backoff, reporting each through on_retry, and raise
+        ProviderError when it gives up."""
+        ...

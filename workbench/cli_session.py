@@ -1,0 +1,89 @@
+"""The session commands of `workbench`: run, resume, branch, replay."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from workbench.agent.provider import MissingKeyError, Provider
+from workbench.guidance import parse_levels
+
+
+class SessionUsageError(ValueError):
+    """Bad input to a session command: one line, exit status 2."""
+
+
+def add_parsers(sub: Any) -> None:
+    run = sub.add_parser("run", help="run an agent session headless")
+    run.add_argument("task")
+    group = run.add_mutually_exclusive_group()
+    group.add_argument("--guided", metavar="LEVELS", help="guidance levels to give: L1,L2,L3 or all")
+    group.add_argument("--unguided", action="store_true", help="no guidance (the default)")
+    _provider_args(run)
+    run.add_argument("--budget", type=int, default=350, help="turns (default 350)")
+    run.add_argument("--wall-clock", type=float, help="seconds before the session ends")
+    run.add_argument("--max-cost", type=float, help="USD before the session ends")
+    run.add_argument("--mode", choices=("cuda", "interpret"), help="how evals run (default: cuda with a GPU)")
+
+    resume = sub.add_parser("resume", help="continue a killed or interrupted session from its last complete turn")
+    resume.add_argument("session", type=Path)
+    _provider_args(resume, defaults_from_log=True)
+
+    branch = sub.add_parser("branch", help="a new session whose history is the first N turns of another")
+    branch.add_argument("session", type=Path)
+    branch.add_argument("--turn", type=int, required=True)
+    branch.add_argument("--guided", metavar="LEVELS", help="change the guidance of the branch")
+    _provider_args(branch, defaults_from_log=True)
+
+    replay = sub.add_parser("replay", help="print a saved session's transcript")
+    replay.add_argument("session", type=Path)
+
+
+def _provider_args(parser: argparse.ArgumentParser, defaults_from_log: bool = False) -> None:
+    suffix = " (default: the session's)" if defaults_from_log else ""
+    parser.add_argument("--provider", choices=("anthropic", "openai", "scripted"), help=f"model provider{suffix}")
+    parser.add_argument("--model", help=f"model name{suffix}")
+    parser.add_argument("--base-url", help="API base URL (OpenAI-compatible servers, proxies)")
+    parser.add_argument("--script", type=Path, help="for --provider scripted: a script file or a session to replay")
+    parser.add_argument("--sessions", type=Path, help="sessions folder (default: ./sessions or $WORKBENCH_SESSIONS)")
+
+
+def make_provider(name: str, model: str | None, base_url: str | None, script: Path | None, start_at: int = 0
+                  ) -> Provider:  # fmt: skip
+    """A provider by name; a missing key or script is a SessionUsageError naming what is missing."""
+    if name == "scripted":
+        from workbench.agent.scripted import ScriptedProvider, load_script
+
+        if script is None:
+            raise SessionUsageError("--provider scripted needs --script FILE (a script or a saved session)")
+        try:
+            return ScriptedProvider(load_script(script), model or "scripted", start_at=start_at)
+        except (ValueError, OSError) as exc:
+            raise SessionUsageError(str(exc)) from None
+    from workbench.agent.providers import make_provider as make_remote
+
+    try:
+        return make_remote(name, model, base_url)
+    except (MissingKeyError, ValueError) as exc:
+        raise SessionUsageError(str(exc)) from None
+
+
+def handle(args: argparse.Namespace) -> int:
+    from workbench.session import commands
+
+    return int(getattr(commands, args.command)(args))
+
+
+def print_err(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def levels_of(text: str | None) -> set[int]:
+    if not text:
+        return set()
+    try:
+        return parse_levels(text)
+    except ValueError as exc:
+        raise SessionUsageError(str(exc)) from None

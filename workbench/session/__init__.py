@@ -1,0 +1,1 @@
+"""Agent sessions: the loop, its tools, the log, resume and branch."""

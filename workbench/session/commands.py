@@ -1,0 +1,145 @@
+"""What `workbench run | resume | branch | replay` do, wired from the session's parts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from workbench.cli_session import SessionUsageError, levels_of, make_provider
+from workbench.session.headless import TurnPrinter, run_headless
+from workbench.session.history import complete_prefix, effective, rebuild
+from workbench.session.log import LogError, SessionLog
+from workbench.session.loop import Limits, LoopCallbacks, restore_workspace
+from workbench.session.store import (
+    SessionSetup,
+    build_loop,
+    create_session,
+    detect_session_mode,
+    load_session,
+    repair_log,
+    sessions_root,
+    task_of,
+)
+from workbench.tasks import load_task
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def _finish(loop_reason: str, correct_submissions: int) -> int:
+    return EXIT_OK if loop_reason != "error" and correct_submissions > 0 else EXIT_FAILED
+
+
+def run(args: argparse.Namespace) -> int:
+    task = load_task(args.task)
+    levels = levels_of(args.guided)
+    if levels and task.guidance_path is None:
+        raise SessionUsageError(f"task {task.name} has no guidance")
+    provider = make_provider(args.provider or "anthropic", args.model, args.base_url, args.script)
+    if args.budget < 1:
+        raise SessionUsageError("--budget must be at least 1 turn")
+    setup = SessionSetup(task, levels, provider, Limits(args.budget, args.wall_clock, args.max_cost),
+                         args.mode or detect_session_mode(), args.base_url)  # fmt: skip
+    folder, log = create_session(setup, sessions_root(args.sessions))
+    print(f"session {folder}", flush=True)
+    state = rebuild(load_session(folder)[0])
+    return _drive(setup, folder, log, state)
+
+
+def _drive(setup: SessionSetup, folder: Path, log: SessionLog, state: object) -> int:
+    from workbench.session.history import SessionState
+
+    assert isinstance(state, SessionState)
+    printer = TurnPrinter(setup.limits.budget)
+    loop = build_loop(setup, folder, log, state, LoopCallbacks(on_event=printer))
+    reason = run_headless(loop)
+    log.close()
+    return _finish(reason, loop.state.correct_submissions)
+
+
+def _open(folder: Path) -> tuple[list[dict], dict, bool]:
+    try:
+        return load_session(folder)
+    except LogError as exc:
+        raise SessionUsageError(str(exc)) from None
+
+
+def resume(args: argparse.Namespace) -> int:
+    folder: Path = args.session
+    events, start, torn = _open(folder)
+    live = effective(events)
+    ended = [e for e in live if e["kind"] == "session_end"]
+    if ended and ended[-1]["reason"] in ("submitted", "budget"):
+        raise SessionUsageError(f"{folder.name} ended ({ended[-1]['reason']}); branch it to continue from a turn")
+    prefix = complete_prefix(live)
+    state = rebuild(prefix)
+    task = task_of(start)
+    provider = make_provider(args.provider or start["provider"], args.model or start["model"],
+                             args.base_url or start.get("base_url"), args.script, start_at=state.responses)  # fmt: skip
+    limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
+    setup = SessionSetup(task, set(start["levels"]), provider, limits, start["mode"], start.get("base_url"))
+    repair_log(folder / "events.jsonl")
+    log = SessionLog(folder / "events.jsonl", next_seq=events[-1]["seq"] + 1)
+    discarded = [prefix[-1]["seq"] + 1, events[-1]["seq"] + 1] if len(prefix) < len(live) else None
+    log.append("session_resumed", state.turn, from_turn=state.turn, discarded=discarded,
+               torn_line_dropped=torn, provider=provider.name, model=provider.model)  # fmt: skip
+    restore_workspace(folder / "work", state.files)
+    note = " (a torn last line from a kill was dropped)" if torn else ""
+    print(f"resuming {folder} after turn {state.turn}{note}", flush=True)
+    return _drive(setup, folder, log, state)
+
+
+def branch(args: argparse.Namespace) -> int:
+    parent: Path = args.session
+    events, start, _ = _open(parent)
+    live = effective(events)
+    turns = max((e["turn"] for e in live if e["kind"] == "turn_end"), default=0)
+    if not 0 <= args.turn <= turns:
+        raise SessionUsageError(f"{parent.name} has {turns} complete turns; --turn must be 0..{turns}")
+    history = complete_prefix(live, up_to_turn=args.turn)
+    responses = sum(1 for e in history if e["kind"] == "model_response")
+    task = task_of(start)
+    levels = levels_of(args.guided) if args.guided else set(start["levels"])
+    provider = make_provider(args.provider or start["provider"], args.model or start["model"],
+                             args.base_url or start.get("base_url"), args.script, start_at=responses)  # fmt: skip
+    limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
+    setup = SessionSetup(task, levels, provider, limits, start["mode"], args.base_url or start.get("base_url"))
+    root = args.sessions or parent.resolve().parent
+    folder, log = create_session(setup, root, history, parent={"session": str(parent), "turn": args.turn})
+    print(f"session {folder} (branched from {parent.name} at turn {args.turn})", flush=True)
+    state = rebuild(load_session(folder)[0])
+    return _drive(setup, folder, log, state)
+
+
+def replay(args: argparse.Namespace) -> int:
+    events, start, torn = _open(args.session)
+    print(f"{start['session_id']}: task {start['task']}, levels {start['levels'] or 'none'}, "
+          f"{start['provider']}/{start['model']}{' (scripted)' if start.get('scripted') else ''}")  # fmt: skip
+    for event in effective(events):
+        line = _describe(event)
+        if line:
+            print(line)
+    if torn:
+        print("(the log's last line was torn by a kill and is not shown)")
+    return EXIT_OK
+
+
+def _describe(event: dict) -> str | None:
+    kind, turn = event["kind"], event["turn"]
+    if kind == "model_response":
+        text = " ".join(b.get("text", "") for b in event["content"] if b["type"] == "text").strip()
+        return f"[{turn:>3}] agent: {text[:300]}" if text else None
+    if kind == "tool_call":
+        return f"[{turn:>3}] {event['name']}({json.dumps(event['input'])[:200]})"
+    if kind == "tool_result":
+        first = event["text"].strip().splitlines()[:1]
+        return f"[{turn:>3}]   -> {'ERROR ' if event['is_error'] else ''}{first[0][:200] if first else ''}"
+    if kind in ("human", "interrupt", "error", "session_end", "session_resumed", "submission"):
+        details = {k: v for k, v in event.items() if k not in ("seq", "time", "turn", "kind", "result", "diff")}
+        return f"[{turn:>3}] {kind}: {json.dumps(details)[:300]}"
+    return None
+
+
+def main_error(message: str) -> None:
+    print(f"workbench: error: {message}", file=sys.stderr)

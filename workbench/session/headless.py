@@ -1,0 +1,78 @@
+"""Running a session without the UI: one line per turn on stdout, Ctrl-C ends it cleanly."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from typing import Any, TextIO
+
+from workbench.session.log import Event
+from workbench.session.loop import AgentLoop
+
+
+class TurnPrinter:
+    """Turns the loop's events into one line per turn: turn, tools, eval outcome, best speedup,
+    tokens, cost."""
+
+    def __init__(self, budget: int, out: TextIO = sys.stdout) -> None:
+        self.budget, self.out = budget, out
+        self._outcome = ""
+
+    def __call__(self, event: Event) -> None:
+        kind = event["kind"]
+        if kind in ("eval_result", "submission"):
+            self._outcome = ("submitted: " if kind == "submission" else "") + _verdict(event["result"])
+        elif kind == "interrupt":
+            self._line(f"turn {event['turn']:>3}/{self.budget}  interrupted during the {event['during']}")
+        elif kind == "model_retry":
+            self._line(f"          retry {event['attempt']} in {event['delay_s']:.1f} s: {event['reason']}")
+        elif kind == "error":
+            self._line(f"          error: {event['message']}")
+        elif kind == "turn_end":
+            usage = event["usage"]
+            tools = ",".join(event.get("tools") or []) or "(no tool)"
+            best = f"{event['best_speedup']:.2f}x" if event.get("best_speedup") else "-"
+            tokens = (f"{usage['input_tokens'] + usage['cache_read_tokens'] + usage['cache_write_tokens']:,} in "
+                      f"({usage['cache_read_tokens']:,} cached) / {usage['output_tokens']:,} out")  # fmt: skip
+            self._line(f"turn {event['turn']:>3}/{self.budget}  {tools:22} {self._outcome or '-':28} best {best:8} "
+                       f"{tokens}  ${event['cost']:.2f}")  # fmt: skip
+            self._outcome = ""
+        elif kind == "session_end":
+            best = f"{event['best_speedup']:.2f}x" if event.get("best_speedup") else "none"
+            self._line(f"session ended: {event['reason']} after {event['turns']} turns; best correct speedup {best}; "
+                       f"{event['submissions']} submissions; ${event['cost']:.2f}")  # fmt: skip
+
+    def _line(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+
+def _verdict(result: dict[str, Any]) -> str:
+    if not result["static"]["ok"]:
+        return f"static: {result['static']['violations'][0]['rule']}"
+    if result.get("error"):
+        return "error"
+    if result["correct"]:
+        speedup = result.get("speedup_geomean")
+        return f"correct {speedup:.2f}x" if isinstance(speedup, (int, float)) else "correct (untimed)"
+    failures = sorted({w.get("failure") or "error" for w in result["workloads"] if not w["correct"]})
+    return "incorrect: " + ",".join(failures)
+
+
+def run_headless(loop: AgentLoop) -> str:
+    """Run to the end; SIGINT or SIGTERM stops the session cleanly (reason: interrupted)."""
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def stop(signum: int, frame: Any) -> None:
+        loop.stop()
+
+    for sig in previous:
+        signal.signal(sig, stop)
+    try:
+        loop.start()
+        while True:
+            reason = loop.wait(timeout=0.2)
+            if reason is not None:
+                return reason
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -1,0 +1,387 @@
+"""The agent loop: one model response and its tool calls a turn, under a budget, in a worker thread.
+
+Its owner (the headless runner, the Textual app, a test) controls it from any thread: run, pause
+(after the current turn), step (one turn, then pause), interrupt (cancel the model call or tool in
+flight), take over and hand back, a note for the agent, stop. It reports every logged event, and
+the model's output as it streams, through callbacks; it never blocks the caller.
+"""
+
+from __future__ import annotations
+
+import difflib
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from workbench.agent.conversation import Block, Delta, Message, ModelRequest, TextBlock, ToolResultBlock, ToolUseBlock
+from workbench.agent.provider import Interrupted, Provider, ProviderError
+from workbench.harness import EvalResult
+from workbench.session.history import SessionState
+from workbench.session.log import Event, SessionLog
+from workbench.session.tools import TOOL_SPECS, ToolBox, compact_eval
+from workbench.session.workspace import apply_files, diff_files, text_files
+
+NUDGE = "You ended your turn without a submission. Keep working, and call submit when your kernel is ready."
+
+
+class LoopState(Enum):
+    IDLE = "idle"
+    RUNNING = "running"
+    PAUSED = "paused"
+    TAKEN_OVER = "taken over"
+    FINISHED = "finished"
+
+
+@dataclass
+class Limits:
+    budget: int = 350  # turns
+    wall_clock_s: float | None = None
+    cost_usd: float | None = None
+
+
+@dataclass
+class LoopCallbacks:
+    on_event: Callable[[Event], None] = lambda event: None
+    on_delta: Callable[[Delta], None] = lambda delta: None
+    on_state: Callable[[LoopState], None] = lambda state: None
+
+
+@dataclass
+class _Controls:
+    pause_after_turn: bool = False
+    steps_left: int | None = None  # None: run freely
+    take_over: bool = False
+    stop: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+class AgentLoop:
+    def __init__(
+        self,
+        provider: Provider,
+        tools: ToolBox,
+        log: SessionLog,
+        state: SessionState,
+        system: str,
+        limits: Limits,
+        callbacks: LoopCallbacks | None = None,
+        price: Callable[[str, Any], float | None] | None = None,
+    ) -> None:
+        self.provider, self.tools, self.log, self.state = provider, tools, log, state
+        self.system, self.limits = system, limits
+        self.callbacks = callbacks or LoopCallbacks()
+        self.price = price
+        self.status = LoopState.IDLE
+        self.end_reason: str | None = None
+        self._controls = _Controls()
+        self._cond = threading.Condition()
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._started = time.monotonic()
+        self._files = dict(state.files)
+        self._takeover_source: str | None = None
+        self._final_submission = False
+        self._stop_reason: str | None = None  # set when a provider error ends the session
+
+    @property
+    def work(self) -> Path:
+        return self.tools.work
+
+    # -- controls (any thread) -------------------------------------------------------------------
+    def start(self, paused: bool = False) -> None:
+        """Start the worker; with paused=True it waits for run() or step()."""
+        with self._cond:
+            self._set(LoopState.PAUSED if paused else LoopState.RUNNING)
+        self._thread = threading.Thread(target=self._worker, name="agent-loop", daemon=True)
+        self._thread.start()
+
+    def run(self) -> None:
+        with self._cond:
+            self._controls.pause_after_turn, self._controls.steps_left = False, None
+            if self.status == LoopState.PAUSED:
+                self._set(LoopState.RUNNING)
+            self._cond.notify_all()
+
+    def pause(self) -> None:
+        """Pause once the current turn is done."""
+        with self._cond:
+            self._controls.pause_after_turn = True
+            self._cond.notify_all()
+
+    def step(self) -> None:
+        """Run one turn, then pause."""
+        with self._cond:
+            self._controls.steps_left = 1
+            self._controls.pause_after_turn = False
+            if self.status == LoopState.PAUSED:
+                self._set(LoopState.RUNNING)
+            self._cond.notify_all()
+
+    def interrupt(self) -> None:
+        """Cancel the model call or tool in flight; the loop then pauses with a valid conversation."""
+        with self._cond:
+            self._controls.pause_after_turn = True
+            self._cancel.set()
+            self._cond.notify_all()
+
+    def stop(self) -> None:
+        """End the session (reason: interrupted) as soon as what is in flight is cancelled."""
+        with self._cond:
+            self._controls.stop = True
+            self._cancel.set()
+            self._cond.notify_all()
+
+    def note(self, text: str) -> None:
+        """A note from the person, delivered to the agent with its next request."""
+        with self._cond:
+            self._controls.notes.append(text)
+            self._log("human", action="note", text=text)
+
+    def take_over(self) -> None:
+        """The agent waits after its current turn; the person edits, evaluates and submits."""
+        with self._cond:
+            self._controls.take_over = True
+            self._cond.notify_all()
+
+    def hand_back(self, message: str = "") -> None:
+        """Give control back; the agent is told what the person changed in solution.py, with the diff."""
+        with self._cond:
+            if self.status != LoopState.TAKEN_OVER:
+                raise RuntimeError("hand_back() without take_over()")
+            before = self._takeover_source or ""
+            after = self._read_solution()
+            diff = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True),
+                                                "solution.py (before)", "solution.py (after)"))  # fmt: skip
+            text = "A person took over while you waited"
+            text += f" and changed solution.py:\n```diff\n{diff}```" if diff else " and left solution.py as it was."
+            if message:
+                text += f"\nTheir message: {message}"
+            self._controls.take_over = False
+            self._record_files()
+            self._log("human", action="handback", diff=diff, text=message, text_for_agent=text)
+            self.state.conversation.add_user_text(text)
+            self._set(LoopState.RUNNING)
+            self._cond.notify_all()
+
+    def human_edit(self, source: str) -> None:
+        """The person's new solution.py (only while taken over)."""
+        self._require_takeover()
+        before = self._read_solution()
+        (self.work / "solution.py").write_text(source)
+        diff = "".join(difflib.unified_diff(before.splitlines(True), source.splitlines(True),
+                                            "solution.py", "solution.py"))  # fmt: skip
+        self._log("human", action="edit", diff=diff)
+        self._record_files()
+
+    def human_evaluate(self, workloads: list[str] | None = None) -> EvalResult:
+        self._require_takeover()
+        outcome = self.tools.execute("evaluate", {"workloads": workloads} if workloads else {}, threading.Event())
+        assert outcome.eval_result is not None or outcome.is_error
+        self._log("human", action="evaluate", text=outcome.text)
+        if outcome.eval_result is not None:
+            self._log_eval(outcome.eval_result, by="human")
+        return outcome.eval_result  # type: ignore[return-value]
+
+    def human_submit(self) -> EvalResult:
+        self._require_takeover()
+        outcome = self.tools.execute("submit", {"final": False}, threading.Event())
+        assert outcome.eval_result is not None
+        self._log("human", action="submit", text=outcome.text)
+        self._log_submission(outcome.eval_result, final=False, by="human")
+        return outcome.eval_result
+
+    def wait(self, timeout: float | None = None) -> str | None:
+        """Wait for the session to end; its end reason, or None on timeout."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self.end_reason if self.status == LoopState.FINISHED else None
+
+    # -- the worker --------------------------------------------------------------------------------
+    def _worker(self) -> None:
+        try:
+            while True:
+                reason = self._wait_until_runnable()
+                reason = reason or self._limit_reached()
+                if reason:
+                    self._finish(reason)
+                    return
+                self._turn()
+                if self._final_submission:
+                    self._finish("submitted")
+                    return
+                self._after_turn()
+        except Exception as exc:  # the worker's boundary: record, end, never die silently
+            self._log("error", message=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
+            self._finish("error")
+
+    def _wait_until_runnable(self) -> str | None:
+        with self._cond:
+            while True:
+                if self._controls.stop:
+                    return "interrupted"
+                if self._controls.take_over and self.status != LoopState.TAKEN_OVER:
+                    self._takeover_source = self._read_solution()
+                    self._log("human", action="takeover")
+                    self._set(LoopState.TAKEN_OVER)
+                if self.status == LoopState.RUNNING:
+                    self._cancel.clear()
+                    return None
+                self._cond.wait()
+
+    def _after_turn(self) -> None:
+        with self._cond:
+            if self._controls.steps_left is not None:
+                self._controls.steps_left -= 1
+                if self._controls.steps_left <= 0:
+                    self._controls.steps_left = None
+                    self._controls.pause_after_turn = True
+            if self._controls.pause_after_turn and not self._controls.stop:
+                self._controls.pause_after_turn = False
+                self._log("human", action="pause")
+                self._set(LoopState.PAUSED)
+
+    def _limit_reached(self) -> str | None:
+        if self.state.turn >= self.limits.budget:
+            return "budget"
+        if self.limits.wall_clock_s is not None and time.monotonic() - self._started > self.limits.wall_clock_s:
+            return "budget"
+        if self.limits.cost_usd is not None and self.state.cost >= self.limits.cost_usd:
+            return "budget"
+        return None
+
+    def _turn(self) -> None:
+        turn = self.state.turn + 1
+        with self._cond:
+            notes, self._controls.notes = self._controls.notes, []
+        for text in notes:
+            delivered = f"A note from the person watching: {text}"
+            self._log("human", action="note_delivered", text=text, text_for_agent=delivered)
+            self.state.conversation.add_user_text(delivered)
+        request = ModelRequest(self.system, TOOL_SPECS, list(self.state.conversation.messages))
+        self._log("model_request", turn=turn, messages=len(request.messages),
+                  notes_delivered=notes)  # fmt: skip
+        try:
+            response = self.provider.complete(request, self.callbacks.on_delta, self._cancel, self._on_retry)
+        except Interrupted as exc:
+            self._log("interrupt", turn=turn, during="model", partial_text=exc.partial_text)
+            self._cancel.clear()
+            return
+        except ProviderError as exc:
+            self._log("error", turn=turn, message=str(exc))
+            with self._cond:
+                self._controls.stop = True  # an unrecoverable provider error ends the session
+            self._stop_reason = "error"
+            return
+        cost = self.price(response.model, response.usage) if self.price else None
+        self.state.usage.add(response.usage)
+        self.state.cost += cost or 0.0
+        self.state.responses += 1
+        self._log("model_response", turn=turn, content=[b.to_dict() for b in response.content],
+                  stop_reason=response.stop_reason, usage=vars(response.usage), model=response.model,
+                  latency_s=response.latency_s, retries=response.retries, cost=cost)  # fmt: skip
+        self.state.conversation.messages.append(response.message())
+        results: list[Block] = list(self._run_tools(turn, response.message().tool_uses()))
+        user: Message | None = Message("user", results)
+        if not results and self.state.submissions:
+            self._final_submission, user = True, None  # the agent stopped after submitting: done
+        elif not results:
+            user = Message("user", [TextBlock(NUDGE)])
+        if user is not None:
+            self.state.conversation.messages.append(user)
+        self.state.turn = turn
+        changed = self._record_files(turn)
+        self._log("turn_end", turn=turn, user_message=user.to_dict() if user else None, files_changed=changed,
+                  best_speedup=self.state.best_speedup, usage=vars(self.state.usage), cost=self.state.cost,
+                  tools=[c.name for c in response.message().tool_uses()])  # fmt: skip
+
+    def _run_tools(self, turn: int, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
+        results = []
+        for call in calls:
+            if self._cancel.is_set():
+                results.append(ToolResultBlock(call.id, "not run: interrupted by the person", is_error=True))
+                continue
+            self._log("tool_call", turn=turn, id=call.id, name=call.name, input=call.input)
+            outcome = self.tools.execute(call.name, call.input, self._cancel)
+            if self._cancel.is_set():
+                self._log("interrupt", turn=turn, during="tool", tool=call.name)
+            self._log("tool_result", turn=turn, id=call.id, name=call.name, text=outcome.text,
+                      is_error=outcome.is_error)  # fmt: skip
+            if outcome.eval_result is not None:
+                if outcome.submission:
+                    self._log_submission(outcome.eval_result, final=outcome.final, by="agent", turn=turn)
+                    self._final_submission = self._final_submission or outcome.final
+                else:
+                    self._log_eval(outcome.eval_result, by="agent", turn=turn)
+            results.append(ToolResultBlock(call.id, outcome.text, outcome.is_error))
+        return results
+
+    # -- records -------------------------------------------------------------------------------------
+    def _log(self, kind: str, turn: int | None = None, **fields: Any) -> Event:
+        event = self.log.append(kind, self.state.turn if turn is None else turn, **fields)
+        self.callbacks.on_event(event)
+        return event
+
+    def _log_eval(self, result: EvalResult, by: str, turn: int | None = None) -> None:
+        self._note_best(result)
+        self._log("eval_result", turn=turn, by=by, summary=compact_eval(result), result=_json(result))
+
+    def _log_submission(self, result: EvalResult, final: bool, by: str, turn: int | None = None) -> None:
+        self._note_best(result)
+        self.state.submissions += 1
+        self.state.correct_submissions += int(result.correct)
+        self._log("submission", turn=turn, by=by, final=final, summary=compact_eval(result), result=_json(result))
+
+    def _note_best(self, result: EvalResult) -> None:
+        if result.correct and result.speedup_geomean:
+            self.state.best_speedup = max(self.state.best_speedup or 0.0, result.speedup_geomean)
+
+    def _record_files(self, turn: int | None = None) -> list[str]:
+        now = text_files(self.work)
+        changed, deleted = diff_files(self._files, now)
+        if changed or deleted:
+            self._files = now
+            self.state.files = dict(now)
+            self._log("files", turn=turn, changed=changed, deleted=deleted)
+        return sorted(changed) + sorted(deleted)
+
+    def _finish(self, reason: str) -> None:
+        reason = self._stop_reason or reason
+        self.end_reason = reason
+        self._log("session_end", reason=reason, turns=self.state.turn, usage=vars(self.state.usage),
+                  cost=self.state.cost, best_speedup=self.state.best_speedup,
+                  submissions=self.state.submissions)  # fmt: skip
+        with self._cond:
+            self._set(LoopState.FINISHED)
+
+    def _on_retry(self, attempt: int, reason: str, delay: float) -> None:
+        self._log("model_retry", attempt=attempt, reason=reason, delay_s=delay)
+
+    def _set(self, status: LoopState) -> None:
+        self.status = status
+        self.callbacks.on_state(status)
+
+    def _read_solution(self) -> str:
+        path = self.work / "solution.py"
+        return path.read_text() if path.exists() else ""
+
+    def _require_takeover(self) -> None:
+        if self.status != LoopState.TAKEN_OVER:
+            raise RuntimeError("the person must take over first")
+
+
+def _json(result: EvalResult) -> dict[str, Any]:
+    from workbench.cli import json_safe
+
+    data: dict[str, Any] = json_safe(result.to_dict())
+    return data
+
+
+def restore_workspace(work: Path, files: dict[str, str]) -> None:
+    """Make the workspace's text files what the log says they were (resume after a kill mid-turn)."""
+    changed, deleted = diff_files(text_files(work), files)
+    apply_files(work, changed, deleted)

@@ -1,0 +1,165 @@
+"""Session folders: create one, reopen one to resume it, branch one at a turn.
+
+`sessions/<id>/events.jsonl` is the whole truth; `work/` is the agent's workspace, which resume and
+branch rebuild from the log. The first event, `session_start`, carries what it takes to reproduce
+the set-up: task, levels, provider, model, limits, mode, versions, device, prompt, tools.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import workbench
+from workbench.agent.conversation import Message, TextBlock
+from workbench.agent.provider import Provider
+from workbench.guidance import guidance_markdown, load_guidance
+from workbench.session.history import SessionState, complete_prefix, rebuild
+from workbench.session.log import SCHEMA_VERSION, Event, LogError, SessionLog, read_log
+from workbench.session.loop import AgentLoop, Limits, LoopCallbacks, restore_workspace
+from workbench.session.prompt import SYSTEM_PROMPT, first_message
+from workbench.session.tools import TOOL_SPECS, ToolBox
+from workbench.session.workspace import create_workspace, text_files
+from workbench.tasks import Task, load_task, project_root
+
+
+@dataclass
+class SessionSetup:
+    task: Task
+    levels: set[int]
+    provider: Provider
+    limits: Limits
+    mode: str
+    base_url: str | None = None
+
+
+def sessions_root(explicit: Path | None = None) -> Path:
+    return explicit or Path(os.environ.get("WORKBENCH_SESSIONS") or project_root() / "sessions")
+
+
+def new_session_id(task: str, levels: set[int]) -> str:
+    condition = "guided-L" + "".join(str(level) for level in sorted(levels)) if levels else "unguided"
+    return f"{task}-{condition}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+
+
+def detect_session_mode() -> str:
+    """cuda when a GPU is visible (asked of nvidia-smi, so the session process never loads torch)."""
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        return "interpret"
+    return "cuda" if _gpu_name() else "interpret"
+
+
+def _gpu_name() -> str | None:
+    if shutil.which("nvidia-smi") is None:
+        return None
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10, check=True)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip().splitlines()[0] if out.stdout.strip() else None
+
+
+def _versions() -> dict[str, str]:
+    found = {"workbench": workbench.__version__, "python": sys.version.split()[0]}
+    for package in ("torch", "triton", "anthropic"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            found[package] = "not installed"
+    return found
+
+
+def start_event(setup: SessionSetup, session_id: str, parent: dict[str, Any] | None) -> dict[str, Any]:
+    initial = Message("user", [TextBlock(first_message(setup.task, setup.task.path, setup.levels,
+                                                       setup.limits.budget, setup.mode))])  # fmt: skip
+    return {
+        "version": SCHEMA_VERSION,
+        "session_id": session_id,
+        "task": setup.task.name,
+        "levels": sorted(setup.levels),
+        "provider": setup.provider.name,
+        "model": setup.provider.model,
+        "scripted": setup.provider.name == "scripted",
+        "base_url": setup.base_url,
+        "budget": setup.limits.budget,
+        "wall_clock_s": setup.limits.wall_clock_s,
+        "cost_limit_usd": setup.limits.cost_usd,
+        "mode": setup.mode,
+        "parent": parent,
+        "versions": _versions(),
+        "device": _gpu_name() or "cpu (no CUDA GPU)",
+        "system": SYSTEM_PROMPT,
+        "tools": [spec.to_dict() for spec in TOOL_SPECS],
+        "initial_messages": [initial.to_dict()],
+    }
+
+
+def create_session(setup: SessionSetup, root: Path, history: list[Event] | None = None,
+                   parent: dict[str, Any] | None = None) -> tuple[Path, SessionLog]:  # fmt: skip
+    """A new session folder with its workspace and log; a branch brings the parent's first turns."""
+    folder = root / new_session_id(setup.task.name, setup.levels)
+    folder.mkdir(parents=True)
+    create_workspace(setup.task, folder / "work", setup.levels)
+    log = SessionLog(folder / "events.jsonl")
+    log.append("session_start", 0, **start_event(setup, folder.name, parent))
+    if history is None:
+        log.append("files", 0, changed=text_files(folder / "work"), deleted=[])
+        return folder, log
+    for event in history:
+        if event["kind"] not in ("session_start", "session_resumed"):
+            log.append(event["kind"], event["turn"], **_fields(event), inherited=True)
+    state = rebuild(read_log(log.path).events)
+    restore_workspace(folder / "work", state.files)
+    if setup.levels and setup.task.guidance_path is not None:
+        items = load_guidance(setup.task.guidance_path)
+        (folder / "work" / "GUIDANCE.md").write_text(guidance_markdown(items, setup.levels))
+    log.append("files", state.turn, changed=text_files(folder / "work"), deleted=[])
+    return folder, log
+
+
+def _fields(event: Event) -> dict[str, Any]:
+    return {k: v for k, v in event.items() if k not in ("seq", "time", "turn", "kind", "inherited")}
+
+
+def load_session(folder: Path) -> tuple[list[Event], Event, bool]:
+    """A session's events, its start event, and whether a torn last line was dropped."""
+    contents = read_log(folder / "events.jsonl")
+    return contents.events, contents.start, contents.truncated_line is not None
+
+
+def repair_log(path: Path) -> None:
+    """Cut a torn last line (a kill mid-write) so appending starts on a fresh line."""
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        path.write_bytes(data[: data.rfind(b"\n") + 1])
+
+
+def task_of(start: Event) -> Task:
+    try:
+        return load_task(start["task"])
+    except Exception as exc:
+        raise LogError(f"the session's task {start['task']!r} cannot be loaded: {exc}") from None
+
+
+def build_loop(setup: SessionSetup, folder: Path, log: SessionLog, state: SessionState,
+               callbacks: LoopCallbacks | None = None) -> AgentLoop:  # fmt: skip
+    from workbench.agent.pricing import cost
+
+    tools = ToolBox(setup.task, folder / "work", setup.mode)
+    loop = AgentLoop(setup.provider, tools, log, state, SYSTEM_PROMPT, setup.limits, callbacks, price=cost)
+    for text in state.pending_notes:
+        loop._controls.notes.append(text)
+    return loop
+
+
+def resumable_state(events: list[Event]) -> SessionState:
+    return rebuild(complete_prefix(events))
