@@ -21,13 +21,18 @@ def _has_cuda() -> bool:
         return False
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--live", action="store_true", help="also run tests against the real model APIs (keys needed)")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if _has_cuda():
-        return
-    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    no_gpu = pytest.mark.skip(reason="needs a CUDA GPU")
+    not_live = pytest.mark.skip(reason="talks to a real API: run with --live")
     for item in items:
-        if "gpu" in item.keywords:
-            item.add_marker(skip)
+        if "gpu" in item.keywords and not _has_cuda():
+            item.add_marker(no_gpu)
+        if "live" in item.keywords and not config.getoption("--live"):
+            item.add_marker(not_live)
 
 
 @pytest.fixture

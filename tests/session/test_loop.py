@@ -144,3 +144,18 @@ def test_a_provider_error_ends_the_session_with_error(make_loop):  # noqa: F811
     loop.start()
     assert loop.wait(timeout=60) == "error"
     assert any(e["kind"] == "error" and "no response left" in e["message"] for e in rec.events)
+
+
+def test_no_secret_reaches_the_log_the_workspace_or_bash(make_loop, monkeypatch):  # noqa: F811
+    secret = "sk-ant-secret-never-logged-42"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", secret)
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    turns = [ScriptedTurn([text("env"), bash(1, "env; echo key=$ANTHROPIC_API_KEY; env > env.txt")])]
+    loop, folder, rec = make_loop(turns, budget=1)
+    loop.start()
+    assert loop.wait(timeout=60) == "budget"
+    result = next(e for e in rec.events if e["kind"] == "tool_result")
+    assert "key=\n" in result["text"] or result["text"].count("key=") == 1
+    for path in folder.rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_text(errors="replace"), path

@@ -23,6 +23,7 @@ class SessionState:
     turn: int = 0  # complete turns
     usage: Usage = field(default_factory=Usage)
     cost: float = 0.0
+    cost_known: bool = False  # False while no response had a price (a scripted or unpriced model)
     best_speedup: float | None = None
     submissions: int = 0
     correct_submissions: int = 0
@@ -72,6 +73,7 @@ def rebuild(events: list[Event]) -> SessionState:
             state.conversation.messages.append(Message.from_dict({"role": "assistant", "content": event["content"]}))
             state.usage.add(Usage(**event["usage"]))
             state.cost += event.get("cost") or 0.0
+            state.cost_known = state.cost_known or event.get("cost") is not None
             state.responses += 1
         elif kind == "turn_end":
             if event["user_message"]:

@@ -280,6 +280,7 @@ class AgentLoop:
         cost = self.price(response.model, response.usage) if self.price else None
         self.state.usage.add(response.usage)
         self.state.cost += cost or 0.0
+        self.state.cost_known = self.state.cost_known or cost is not None
         self.state.responses += 1
         self._log("model_response", turn=turn, content=[b.to_dict() for b in response.content],
                   stop_reason=response.stop_reason, usage=vars(response.usage), model=response.model,
@@ -296,7 +297,7 @@ class AgentLoop:
         self.state.turn = turn
         changed = self._record_files(turn)
         self._log("turn_end", turn=turn, user_message=user.to_dict() if user else None, files_changed=changed,
-                  best_speedup=self.state.best_speedup, usage=vars(self.state.usage), cost=self.state.cost,
+                  best_speedup=self.state.best_speedup, usage=vars(self.state.usage), cost=self._cost(),
                   tools=[c.name for c in response.message().tool_uses()])  # fmt: skip
 
     def _run_tools(self, turn: int, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
@@ -353,10 +354,14 @@ class AgentLoop:
         reason = self._stop_reason or reason
         self.end_reason = reason
         self._log("session_end", reason=reason, turns=self.state.turn, usage=vars(self.state.usage),
-                  cost=self.state.cost, best_speedup=self.state.best_speedup,
+                  cost=self._cost(), best_speedup=self.state.best_speedup,
                   submissions=self.state.submissions)  # fmt: skip
         with self._cond:
             self._set(LoopState.FINISHED)
+
+    def _cost(self) -> float | None:
+        """Total USD so far; None when no model of this session has a known price."""
+        return self.state.cost if self.state.cost_known else None
 
     def _on_retry(self, attempt: int, reason: str, delay: float) -> None:
         self._log("model_retry", attempt=attempt, reason=reason, delay_s=delay)

@@ -1,0 +1,1 @@
+"""Tests of the model providers, and the fake model servers other tests run them against."""

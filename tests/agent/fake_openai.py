@@ -1,0 +1,147 @@
+"""A local stand-in for an OpenAI-compatible chat-completions server (OpenAI, vLLM, SGLang).
+
+    with FakeOpenAI() as fake:
+        fake.push(call("bash", {"cmd": "ls"}), text("done"))
+        provider = OpenAIProvider("gpt-4.1", api_key="k", base_url=fake.url)
+
+POST /v1/chat/completions answers `stream: true` with chat.completion.chunk events (a role chunk, content
+pieces, tool_calls fragments keyed by index with the arguments split up, a chunk with finish_reason, a usage
+chunk when stream_options.include_usage, then `data: [DONE]`), and a plain request with the whole
+completion. Behaviours: `Reply` (or `text`, `call`), `HttpError` (or `rate_limited`, `server_error`,
+`api_error`), or a callable taking the request body. With the script empty the fake answers 400.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .fake_http import FakeServer, HttpError, Recorded, Timing, pieces, sse
+
+__all__ = ["FakeOpenAI", "HttpError", "Recorded", "Reply", "Timing", "ToolCall"]
+__all__ += ["api_error", "call", "rate_limited", "server_error", "text"]
+
+
+@dataclass
+class ToolCall:
+    name: str
+    arguments: dict[str, Any]
+    id: str | None = None  # default: call_fake_<request>_<n>
+
+
+@dataclass
+class Reply:
+    """One completion: text, then tool calls, streamed in pieces of `chunk` characters."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str | None = None  # default: tool_calls when there are calls, else stop
+    prompt_tokens: int = 100
+    completion_tokens: int = 20
+    cached_tokens: int | None = None  # prompt_tokens_details.cached_tokens, left out when None
+    chunk: int = 4
+    timing: Timing = field(default_factory=Timing)
+    omit_ids: bool = False  # as some local servers do
+    stream_error: dict[str, Any] | None = None  # an {"error": ...} chunk after the first one
+    model: str | None = None
+
+
+def text(content: str, **options: Any) -> Reply:
+    return Reply(text=content, **options)
+
+
+def call(name: str, arguments: dict[str, Any], text: str = "", **options: Any) -> Reply:
+    return Reply(text=text, tool_calls=[ToolCall(name, arguments)], **options)
+
+
+def api_error(status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> HttpError:
+    return HttpError(status, {"error": {"message": message, "type": kind, "param": None, "code": None}}, headers or {})
+
+
+def rate_limited(retry_after: str = "0") -> HttpError:
+    return api_error(429, "rate_limit_exceeded", "Rate limit reached.", {"retry-after": retry_after})
+
+
+def server_error(status: int = 500) -> HttpError:
+    return api_error(status, "server_error", "The server had an error while processing your request.")
+
+
+class FakeOpenAI(FakeServer):
+    """The fake chat-completions API; `url` is the base URL with its /v1."""
+
+    endpoint = "/v1/chat/completions"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def unscripted(self) -> HttpError:
+        return api_error(
+            400, "invalid_request_error", f"fake_openai: nothing scripted for request {len(self.requests)}"
+        )
+
+    def respond(self, handler: Any, behaviour: Any, body: dict[str, Any]) -> None:
+        if isinstance(behaviour, HttpError):
+            self.send_error(handler, behaviour)
+            return
+        reply: Reply = behaviour
+        number = len(self.requests)
+        calls = [
+            ToolCall(c.name, c.arguments, c.id or f"call_fake_{number}_{i}") for i, c in enumerate(reply.tool_calls)
+        ]
+        base = {"id": f"chatcmpl-fake-{number}", "created": 1_700_000_000, "model": reply.model or body.get("model")}
+        finish = reply.finish_reason or ("tool_calls" if calls else "stop")
+        if not body.get("stream"):
+            message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+            if calls:
+                message["tool_calls"] = [_call_dict(c, json.dumps(c.arguments)) for c in calls]
+            choice = {"index": 0, "message": message, "finish_reason": finish}
+            self.send_json(handler, {**base, "object": "chat.completion", "choices": [choice], "usage": _usage(reply)})
+            return
+        with_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        self.send_events(handler, _events(reply, calls, base, finish, with_usage), reply.timing)
+
+
+def _events(reply: Reply, calls: list[ToolCall], base: dict[str, Any], finish: str, with_usage: bool) -> list[str]:
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> str:
+        data = {
+            **base,
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
+        }
+        if with_usage:
+            data["usage"] = None
+        return sse(data)
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    if reply.stream_error:
+        return [*events, sse({"error": reply.stream_error})]
+    if reply.text:
+        events += [chunk({"content": piece}) for piece in pieces(reply.text, reply.chunk)]
+    for index, c in enumerate(calls):
+        first = _call_dict(c, "")
+        if reply.omit_ids:
+            del first["id"]
+        events.append(chunk({"tool_calls": [{"index": index, **first}]}))
+        for piece in pieces(json.dumps(c.arguments), reply.chunk):
+            events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
+    events.append(chunk({}, finish))
+    if with_usage:
+        events.append(sse({**base, "object": "chat.completion.chunk", "choices": [], "usage": _usage(reply)}))
+    return [*events, sse("[DONE]")]
+
+
+def _call_dict(c: ToolCall, arguments: str) -> dict[str, Any]:
+    return {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments}}
+
+
+def _usage(reply: Reply) -> dict[str, Any]:
+    usage: dict[str, Any] = {
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+        "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+    }
+    if reply.cached_tokens is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
+    return usage
