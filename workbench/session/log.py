@@ -18,7 +18,7 @@ from typing import Any
 SCHEMA_VERSION = 1
 EVENT_KINDS = frozenset(
     """session_start session_resumed model_request model_response model_retry tool_call tool_result
-    eval_result submission files human interrupt error turn_end session_end""".split()
+    eval_result submission files human interrupt error turn_end session_end judgement""".split()
 )
 
 
