@@ -85,7 +85,7 @@ def test_interrupt_during_the_model_stream_keeps_a_valid_conversation(make_loop)
 
 def test_interrupt_during_a_long_bash_command(make_loop):  # noqa: F811
     turns = [ScriptedTurn([text("wait"), bash(1, "sleep 60"), bash(2, "echo never")])]
-    loop, _, rec = make_loop(turns)
+    loop, folder, rec = make_loop(turns)
     loop.start()
     rec.wait_for(lambda e: e["kind"] == "tool_call")
     loop.interrupt()
@@ -96,6 +96,9 @@ def test_interrupt_during_a_long_bash_command(make_loop):  # noqa: F811
     assert any(e["kind"] == "interrupt" and e["during"] == "tool" for e in rec.events)
     loop.stop()
     assert loop.wait(timeout=30) == "interrupted"
+    resumable = rebuild(complete_prefix(read_log(folder / "events.jsonl").events))
+    last = resumable.conversation.messages[-1]
+    assert resumable.turn == 1 and last.role == "user" and len(last.content) == 2  # both tool_use ids answered
 
 
 def test_take_over_edit_evaluate_hand_back_and_the_agent_sees_the_diff(make_loop, task):  # noqa: F811
