@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cli_session import SessionUsageError
+from workbench.judge.judge import JudgeUsageError
 from workbench.session.log import LogError
 from workbench.tasks import Task, TaskFormatError, load_task, project_root, task_names
 
@@ -43,8 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--budget", type=float, default=3.0, help="timing seconds per function and workload")
 
     from workbench.cli_session import add_parsers
+    from workbench.judge.cli import add_parser as add_judge_parser
 
     add_parsers(sub)
+    add_judge_parser(sub)
 
     sc = sub.add_parser("score", help="per-task speedup and Sperf from saved `eval --json` results")
     sc.add_argument("results", nargs="+", type=Path, help="eval result JSON files")
@@ -66,11 +69,15 @@ def main(argv: list[str] | None = None) -> int:
             return _eval(args.task, args.solution, args)
         if args.command == "score":
             return _score(args)
+        if args.command == "judge":
+            from workbench.judge.cli import handle as judge
+
+            return judge(args)
         if args.command in ("run", "resume", "branch", "replay"):
             from workbench.cli_session import handle
 
             return handle(args)
-    except (UsageError, TaskFormatError, SessionUsageError, LogError) as exc:
+    except (UsageError, TaskFormatError, SessionUsageError, LogError, JudgeUsageError) as exc:
         print(f"workbench: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_USAGE

@@ -1,0 +1,175 @@
+"""Running the judge: ask the model, check its answer, ask once more if it was invalid, and score.
+
+`judge_files` judges a solution (and design note) on disk; `judge_session` judges the files of a saved
+session at its end (or at a turn) and appends the judgement to the session's log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.agent.conversation import Message, ModelRequest, TextBlock
+from workbench.agent.provider import Provider
+from workbench.guidance import GuidanceItem, load_guidance
+from workbench.judge.prompt import JudgePrompt, build_prompt
+from workbench.judge.result import DESIGN_FILE, LEVELS, PARTS, SOLUTION_FILE, Judgement, LevelScore
+from workbench.judge.validate import CheckedAnswer, check_answer
+from workbench.session.history import complete_prefix, effective, rebuild
+from workbench.session.log import Event, LogError, SessionLog, read_log
+from workbench.tasks import Task, TaskFormatError, load_task
+
+MAX_TOKENS = 8192
+NO_DESIGN = "no design note"
+
+
+class JudgeUsageError(ValueError):
+    """Bad input to the judge (a missing file, a task without guidance, a turn out of range): one line."""
+
+
+@dataclass(frozen=True)
+class JudgeInputs:
+    """Everything the judge sees. Nothing here comes from an evaluation: the judge is runtime-blind."""
+
+    task: str
+    task_md: str
+    items: list[GuidanceItem]
+    solution: str
+    design: str | None  # None or blank: there is no design note
+
+
+def judge(inputs: JudgeInputs, provider: Provider, cancel: threading.Event | None = None) -> Judgement:
+    """Score the design note and the solution against the guidance. An invalid answer is sent back once
+    with its problems listed; a level still invalid then scores 0, its reason saying why."""
+    design = inputs.design if inputs.design is not None and inputs.design.strip() else None
+    prompt = build_prompt(inputs.task_md, inputs.items, inputs.solution, design)
+    parts = PARTS if design is not None else ("implementation",)
+    files = {SOLUTION_FILE: inputs.solution, DESIGN_FILE: design or ""}
+    messages = [Message("user", [TextBlock(prompt.user)])]
+    answers = [_ask(provider, prompt, messages, cancel)]
+    first = check_answer(answers[0], files, parts)
+    valid, rejected = dict(first.valid), first
+    if first.invalid:
+        messages += [Message("assistant", [TextBlock(answers[0] or "(empty answer)")]),
+                     Message("user", [TextBlock(retry_message(first, design is not None))])]  # fmt: skip
+        answers.append(_ask(provider, prompt, messages, cancel))
+        rejected = check_answer(answers[1], files, parts)
+        valid.update(rejected.valid)  # the corrected answer wins; a level valid only the first time keeps it
+    scores: dict[str, dict[str, LevelScore]] = {part: {} for part in PARTS}
+    for part in PARTS:
+        for level in LEVELS:
+            if part not in parts:
+                scores[part][level] = LevelScore(0, NO_DESIGN)
+            elif (part, level) in valid:
+                scores[part][level] = valid[(part, level)]
+            else:
+                why = "; ".join(rejected.invalid[(part, level)])
+                scores[part][level] = LevelScore(0, f"the judge's answer was rejected twice: {why}", valid=False)
+    return Judgement(
+        task=inputs.task,
+        design=scores["design"],
+        implementation=scores["implementation"],
+        provider=provider.name,
+        model=provider.model,
+        prompt_sha256=prompt.sha256,
+        attempts=len(answers),
+        problems=first.problems(),
+        answers=answers,
+        solution_sha256=_sha256(inputs.solution),
+        design_sha256=_sha256(design) if design is not None else None,
+    )
+
+
+def retry_message(checked: CheckedAnswer, with_design: bool) -> str:
+    scope = "all six levels" if with_design else "the three implementation levels"
+    listed = "\n".join(f"- {problem}" for problem in checked.problems())
+    return (
+        f"Your answer was rejected:\n{listed}\n\nAnswer again with the complete JSON object ({scope}) in the same "
+        "shape. Cite only line ranges that exist, and quote text that is on the cited lines, as listed."
+    )
+
+
+def _ask(provider: Provider, prompt: JudgePrompt, messages: list[Message], cancel: threading.Event | None) -> str:
+    request = ModelRequest(prompt.system, [], list(messages), max_tokens=MAX_TOKENS)
+    response = provider.complete(request, lambda delta: None, cancel or threading.Event())
+    return response.message().text()
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _guidance(task: Task) -> list[GuidanceItem]:
+    if task.guidance_path is None:
+        raise JudgeUsageError(f"task {task.name} has no guidance: there is no expert design to judge against")
+    return load_guidance(task.guidance_path)
+
+
+def _read(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise JudgeUsageError(f"{path}: cannot read the {what} ({getattr(exc, 'strerror', None) or exc})") from None
+
+
+def judge_files(task: str | Path | Task, solution_path: Path, design_path: Path | None, provider: Provider,
+                root: Path | None = None) -> Judgement:  # fmt: skip
+    """Judge a solution file and an optional design note against a task (a name, a folder or a Task)."""
+    loaded = task if isinstance(task, Task) else load_task(task, root)
+    design = _read(design_path, "design note") if design_path is not None else None
+    inputs = JudgeInputs(loaded.name, _read(loaded.file("task.md"), "task"), _guidance(loaded),
+                         _read(solution_path, "solution"), design)  # fmt: skip
+    return judge(inputs, provider)
+
+
+def judge_session(session_folder: Path, provider: Provider, turn: int | None = None,
+                  root: Path | None = None) -> Judgement:  # fmt: skip
+    """Judge the workspace files of a session at its end (or after turn `turn`), append a `judgement`
+    event with the result to its events.jsonl, and return the judgement."""
+    path = session_folder / "events.jsonl"
+    try:
+        contents = read_log(path)
+    except LogError as exc:
+        raise JudgeUsageError(str(exc)) from None
+    live = effective(contents.events)
+    if turn is not None:
+        turns = max((e["turn"] for e in live if e["kind"] == "turn_end"), default=0)
+        if not 0 <= turn <= turns:
+            raise JudgeUsageError(f"{session_folder.name} has {turns} complete turns; --turn must be 0..{turns}")
+        live = complete_prefix(live, up_to_turn=turn)
+    state = rebuild(live)
+    start = contents.start
+    try:
+        task = load_task(start["task"], root)
+    except TaskFormatError as exc:
+        raise JudgeUsageError(f"the session's task {start['task']!r} cannot be loaded: {exc}") from None
+    solution = state.files.get(SOLUTION_FILE)
+    if solution is None:
+        raise JudgeUsageError(f"{session_folder.name} has no {SOLUTION_FILE} to judge")
+    inputs = JudgeInputs(task.name, _read(task.file("task.md"), "task"), _guidance(task), solution,
+                         state.files.get(DESIGN_FILE))  # fmt: skip
+    judgement = judge(inputs, provider)
+    judgement.session = session_folder.name
+    judgement.turn = turn if turn is not None else state.turn
+    _append(path, contents.events, judgement)
+    return judgement
+
+
+def _append(path: Path, events: list[Event], judgement: Judgement) -> None:
+    from workbench.session.store import repair_log
+
+    repair_log(path)  # a torn last line (a kill mid-write) must not swallow the new event
+    fields = judgement.to_dict()
+    judged_turn = fields.pop("turn")
+    log = SessionLog(path, next_seq=events[-1]["seq"] + 1)
+    try:
+        log.append("judgement", judged_turn, **fields)
+    finally:
+        log.close()
+
+
+def read_judgements(events: list[Event]) -> list[Judgement]:
+    """The judgements recorded in a session's events, oldest first."""
+    return [Judgement.from_dict(e) for e in events if e["kind"] == "judgement"]

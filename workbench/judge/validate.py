@@ -1,0 +1,153 @@
+"""Checking a judge's answer: the JSON shape, the scores, and every citation against the judged file."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.judge.result import LEVELS, PART_FILES, Citation, LevelScore
+
+Key = tuple[str, str]  # (part, level): ("design", "L1")
+MAX_CITATIONS = 4
+_FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
+_LINE_NUMBER = re.compile(r"(?m)^\s*\d+\| ?")  # the listing's prefix, in case a quote copied it
+_ELLIPSIS = re.compile(r"\.\.\.|…")
+
+
+class AnswerError(ValueError):
+    """The answer holds no JSON object; the message says why."""
+
+
+@dataclass
+class CheckedAnswer:
+    valid: dict[Key, LevelScore] = field(default_factory=dict)
+    invalid: dict[Key, list[str]] = field(default_factory=dict)  # what is wrong with each rejected level
+    general: str | None = None  # a problem of the whole answer (not JSON), which every level shares
+
+    def problems(self) -> list[str]:
+        """One line per problem, naming its level: what the model is told on a retry."""
+        if self.general:
+            return [self.general]
+        return [f"{part} {level}: {text}" for (part, level), texts in self.invalid.items() for text in texts]
+
+
+def parse_json(text: str) -> dict[str, Any]:
+    """The JSON object of an answer: the whole text, a ```json fence, or the outermost braces."""
+    candidates = [text.strip(), *(m.group(1).strip() for m in _FENCE.finditer(text))]
+    if "{" in text and "}" in text:
+        candidates.append(text[text.index("{") : text.rindex("}") + 1])
+    error = "no JSON object found"
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError as exc:
+            error = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+            continue
+        if isinstance(value, dict):
+            return value
+        error = f"the JSON is a {type(value).__name__}, not an object"
+    raise AnswerError(f"the answer is not a JSON object ({error})")
+
+
+def check_answer(text: str, files: dict[str, str], parts: tuple[str, ...]) -> CheckedAnswer:
+    """Check every level of `parts` in the answer; `files` maps a judged file's name to its text."""
+    keys = [(part, level) for part in parts for level in LEVELS]
+    try:
+        data = parse_json(text)
+    except AnswerError as exc:
+        return CheckedAnswer(invalid={key: [str(exc)] for key in keys}, general=str(exc))
+    checked = CheckedAnswer()
+    for part, level in keys:
+        section = data.get(part)
+        raw = section.get(level) if isinstance(section, dict) else None
+        score, problems = _check_level(raw, PART_FILES[part], files[PART_FILES[part]])
+        if score is None:
+            checked.invalid[(part, level)] = problems
+        else:
+            checked.valid[(part, level)] = score
+    return checked
+
+
+def _check_level(raw: Any, file: str, text: str) -> tuple[LevelScore | None, list[str]]:
+    if raw is None:
+        return None, ["missing from the answer"]
+    if not isinstance(raw, dict):
+        return None, [f"must be an object with score, reason and evidence (got {type(raw).__name__})"]
+    problems = []
+    score = raw.get("score")
+    if isinstance(score, float) and score.is_integer():
+        score = int(score)
+    if not isinstance(score, int) or isinstance(score, bool) or not 0 <= score <= 100:
+        problems.append(f"score must be an integer from 0 to 100 (got {score!r})")
+    reason = raw.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        problems.append("reason must be a non-empty string")
+    evidence = raw.get("evidence")
+    citations: list[Citation] = []
+    if not isinstance(evidence, list) or not 1 <= len(evidence) <= MAX_CITATIONS:
+        count = len(evidence) if isinstance(evidence, list) else type(evidence).__name__
+        problems.append(f"evidence must list 1 to {MAX_CITATIONS} citations (got {count})")
+    else:
+        for entry in evidence:
+            citation, problem = check_citation(entry, file, text)
+            if problem:
+                problems.append(problem)
+            elif citation:
+                citations.append(citation)
+    if problems:
+        return None, problems
+    assert isinstance(score, int) and isinstance(reason, str)
+    return LevelScore(score, reason.strip(), tuple(citations)), []
+
+
+def check_citation(entry: Any, file: str, text: str) -> tuple[Citation | None, str | None]:
+    """The citation if its range exists in `text` and holds its quote, else a one-line problem."""
+    if not isinstance(entry, dict):
+        return None, f"a citation must be an object with file, start, end and quote (got {type(entry).__name__})"
+    cited_file = entry.get("file", file)
+    start, end, quote = entry.get("start"), entry.get("end"), entry.get("quote")
+    if cited_file != file:
+        return None, f"a citation names {cited_file!r}; this part is judged on {file}"
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in (start, end)):
+        return None, f"citation of {file}: start and end must be integer line numbers (got {start!r}, {end!r})"
+    assert isinstance(start, int) and isinstance(end, int)
+    where = f"{file}:{start}" if start == end else f"{file}:{start}-{end}"
+    lines = text.splitlines()
+    if start < 1 or end < start:
+        return None, f"citation {where} is not a range of lines (start >= 1 and end >= start)"
+    if end > len(lines):
+        return None, f"citation {where} does not exist (the file has {len(lines)} lines)"
+    if not isinstance(quote, str) or not quote.strip():
+        return None, f"citation {where} has no quote"
+    if not quote_found(quote, lines[start - 1 : end]):
+        return None, f"citation {where} does not hold the quote {_short(quote)}"
+    return Citation(file, start, end, quote), None
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+def quote_found(quote: str, lines: list[str]) -> bool:
+    """Whether the quote occurs in the lines, whitespace normalised; an ellipsis may stand for elided text and
+    a copied line-number prefix is ignored."""
+    haystack = _normal("\n".join(lines))
+    for candidate in (quote, _LINE_NUMBER.sub("", quote)):
+        fragments = [_normal(f) for f in _ELLIPSIS.split(candidate) if _normal(f)]
+        position = 0
+        for fragment in fragments:
+            found = haystack.find(fragment, position)
+            if found < 0:
+                break
+            position = found + len(fragment)
+        else:
+            if fragments:
+                return True
+    return False
+
+
+def _short(quote: str, limit: int = 60) -> str:
+    flat = _normal(quote)
+    return json.dumps(flat if len(flat) <= limit else flat[: limit - 1] + "…", ensure_ascii=False)
