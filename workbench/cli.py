@@ -25,8 +25,8 @@ class UsageError(Exception):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="workbench",
-        description="D2K Workbench: evaluate Triton kernels on expert-designed tasks. "
-        f"With no command, evaluates the expert kernel of {DEFAULT_TASK} (interpret mode without a GPU).",
+        description="D2K Workbench: LLM agents, expert designs and Triton kernels. With no command, opens the "
+        f"terminal workbench. `workbench eval {DEFAULT_TASK} expert` evaluates an expert kernel.",
     )
     sub = parser.add_subparsers(dest="command")
     tasks = sub.add_parser("tasks", help="list the tasks and their workloads")
@@ -60,9 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command is None:
-            return _eval(DEFAULT_TASK, "expert", argparse.Namespace(
-                workload=None, mode=None, json=False, seeds=3, timeout=300.0, timer="events", budget=3.0
-            ))  # fmt: skip
+            from workbench.tui.app import run_app
+
+            return run_app([])
         if args.command == "tasks":
             return _tasks(args)
         if args.command == "eval":

@@ -11,14 +11,15 @@ from workbench.cli_session import SessionUsageError, levels_of, make_provider
 from workbench.session.headless import TurnPrinter, run_headless
 from workbench.session.history import complete_prefix, effective, rebuild
 from workbench.session.log import LogError, SessionLog
-from workbench.session.loop import Limits, LoopCallbacks, restore_workspace
+from workbench.session.loop import Limits, LoopCallbacks
 from workbench.session.store import (
     SessionSetup,
     build_loop,
     create_session,
     detect_session_mode,
     load_session,
-    repair_log,
+    reopen,
+    resume_point,
     sessions_root,
     task_of,
 )
@@ -67,25 +68,17 @@ def _open(folder: Path) -> tuple[list[dict], dict, bool]:
 
 def resume(args: argparse.Namespace) -> int:
     folder: Path = args.session
-    events, start, torn = _open(folder)
-    live = effective(events)
-    ended = [e for e in live if e["kind"] == "session_end"]
-    if ended and ended[-1]["reason"] in ("submitted", "budget"):
-        raise SessionUsageError(f"{folder.name} ended ({ended[-1]['reason']}); branch it to continue from a turn")
-    prefix = complete_prefix(live)
-    state = rebuild(prefix)
-    task = task_of(start)
+    try:
+        point = resume_point(folder)
+    except LogError as exc:
+        raise SessionUsageError(str(exc)) from None
+    start, state = point.start, point.state
     provider = make_provider(args.provider or start["provider"], args.model or start["model"],
                              args.base_url or start.get("base_url"), args.script, start_at=state.responses)  # fmt: skip
     limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
-    setup = SessionSetup(task, set(start["levels"]), provider, limits, start["mode"], start.get("base_url"))
-    repair_log(folder / "events.jsonl")
-    log = SessionLog(folder / "events.jsonl", next_seq=events[-1]["seq"] + 1)
-    discarded = [prefix[-1]["seq"] + 1, events[-1]["seq"] + 1] if len(prefix) < len(live) else None
-    log.append("session_resumed", state.turn, from_turn=state.turn, discarded=discarded,
-               torn_line_dropped=torn, provider=provider.name, model=provider.model)  # fmt: skip
-    restore_workspace(folder / "work", state.files)
-    note = " (a torn last line from a kill was dropped)" if torn else ""
+    setup = SessionSetup(task_of(start), set(start["levels"]), provider, limits, start["mode"], start.get("base_url"))
+    log = reopen(folder, point, provider)
+    note = " (a torn last line from a kill was dropped)" if point.torn else ""
     print(f"resuming {folder} after turn {state.turn}{note}", flush=True)
     return _drive(setup, folder, log, state)
 

@@ -22,7 +22,7 @@ import workbench
 from workbench.agent.conversation import Message, TextBlock
 from workbench.agent.provider import Provider
 from workbench.guidance import guidance_markdown, load_guidance
-from workbench.session.history import SessionState, complete_prefix, rebuild
+from workbench.session.history import SessionState, complete_prefix, effective, rebuild
 from workbench.session.log import SCHEMA_VERSION, Event, LogError, SessionLog, read_log
 from workbench.session.loop import AgentLoop, Limits, LoopCallbacks, restore_workspace
 from workbench.session.prompt import SYSTEM_PROMPT, first_message
@@ -141,6 +141,44 @@ def repair_log(path: Path) -> None:
     data = path.read_bytes()
     if data and not data.endswith(b"\n"):
         path.write_bytes(data[: data.rfind(b"\n") + 1])
+
+
+class NotResumable(LogError):
+    """A session that ended for good (submitted, budget): it can be replayed or branched, not resumed."""
+
+
+@dataclass
+class ResumePoint:
+    """Where a session picks up again: its last complete turn, and what the log says after it."""
+
+    events: list[Event]
+    start: Event
+    torn: bool  # a torn last line (a kill mid-write) was dropped
+    prefix: list[Event]  # the events up to the last complete turn
+    state: SessionState
+    discarded: list[int] | None  # [first, end) seqs of a turn cut short, dropped on resume
+
+
+def resume_point(folder: Path) -> ResumePoint:
+    events, start, torn = load_session(folder)
+    live = effective(events)
+    ends = [e for e in live if e["kind"] == "session_end"]
+    if ends and ends[-1]["reason"] in ("submitted", "budget"):
+        raise NotResumable(f"{folder.name} ended ({ends[-1]['reason']}); replay or branch it instead")
+    prefix = complete_prefix(live)
+    discarded = [prefix[-1]["seq"] + 1, events[-1]["seq"] + 1] if len(prefix) < len(live) else None
+    return ResumePoint(events, start, torn, prefix, rebuild(prefix), discarded)
+
+
+def reopen(folder: Path, point: ResumePoint, provider: Provider) -> SessionLog:
+    """Open the log for appending again (a torn line cut), record the resume, and put the workspace
+    back as it was after the last complete turn."""
+    repair_log(folder / "events.jsonl")
+    log = SessionLog(folder / "events.jsonl", next_seq=point.events[-1]["seq"] + 1)
+    log.append("session_resumed", point.state.turn, from_turn=point.state.turn, discarded=point.discarded,
+               torn_line_dropped=point.torn, provider=provider.name, model=provider.model)  # fmt: skip
+    restore_workspace(folder / "work", point.state.files)
+    return log
 
 
 def task_of(start: Event) -> Task:

@@ -1,0 +1,69 @@
+"""Replay: a saved session read-only, with a turn cursor that the transcript, editor and timing follow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Static
+
+from workbench.session.history import effective
+from workbench.session.store import load_session
+from workbench.tui.session_view import SessionView
+from workbench.tui.timeline import fold, last_turn, up_to_turn
+
+
+class ReplayScreen(SessionView):
+    BINDINGS = [
+        # priority: the focused log or editor would otherwise take these keys to scroll
+        Binding("left,left_square_bracket", "move(-1)", "Turn -1", key_display="←/[", priority=True),
+        Binding("right,right_square_bracket", "move(1)", "Turn +1", key_display="→/]", priority=True),
+        Binding("home", "jump(0)", "First", priority=True),
+        Binding("end", "jump(-1)", "Last", priority=True),
+        Binding("r", "resume", "Resume live", show=False),
+    ]
+
+    def __init__(self, folder: Path) -> None:
+        events, start, self.torn = load_session(folder)
+        super().__init__(start)
+        self.folder = folder
+        self.events = effective(events)
+        self.last = last_turn(self.events)
+        self.cursor = self.last
+        self.end_reason = fold(self.events).end_reason  # of the whole session, not of the cursor's turn
+
+    def compose_top(self) -> ComposeResult:
+        yield Static("", id="cursor-bar")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.sub_title = "replay"
+        self.show_turn(self.cursor)
+        self.transcript.log_widget.focus()
+
+    def show_turn(self, turn: int) -> None:
+        self.cursor = max(0, min(turn, self.last))
+        shown = up_to_turn(self.events, self.cursor)
+        self.progress = fold(shown)
+        self.progress.budget = self.progress.budget or int(self.start.get("budget", 0))
+        self.transcript.clear()
+        self.transcript.add_events(shown)
+        self.show_solution(self.progress.solution)
+        self.refresh_timing()
+        end = f"session ended: {self.end_reason}" if self.end_reason else "session not ended (r: resume live)"
+        torn = " · a torn last line was dropped" if self.torn else ""
+        self.query_one("#cursor-bar", Static).update(f"turn {self.cursor}/{self.last} · {end}{torn}")
+
+    def action_move(self, delta: int) -> None:
+        self.show_turn(self.cursor + delta)
+
+    def action_jump(self, turn: int) -> None:
+        self.show_turn(self.last if turn < 0 else turn)
+
+    def action_resume(self) -> None:
+        from workbench.tui.app import WorkbenchApp
+
+        app = self.app
+        assert isinstance(app, WorkbenchApp)
+        app.resume(self.folder)

@@ -1,0 +1,101 @@
+"""The panes a session shows, live or replayed: transcript, task, guidance, editor and timing panel."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Markdown, TabbedContent, TabPane, TextArea
+
+from workbench.guidance import guidance_markdown, load_guidance
+from workbench.session.log import Event
+from workbench.tasks import TaskFormatError, load_task
+from workbench.tui.timeline import Progress
+from workbench.tui.widgets.timing import TimingPanel
+from workbench.tui.widgets.transcript import Transcript
+
+NOT_GIVEN = "> **Not given to the agent.** This session is unguided; this is what a guided session would read.\n\n"
+
+
+class SessionView(Screen[None]):
+    """A session's panes; subclasses feed them from a live loop or from a saved log."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Home"),
+        Binding("g", "show_guidance", "Guidance", show=False),
+    ]
+
+    def __init__(self, start: Event) -> None:
+        super().__init__()
+        self.start = start
+        self.levels = set(start.get("levels", []))
+        self.progress = Progress()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="session-body"):
+            with Vertical(id="left-pane"):
+                yield from self.compose_top()
+                with TabbedContent(id="tabs"):
+                    with TabPane("Transcript", id="tab-transcript"):
+                        yield Transcript(id="transcript")
+                    with TabPane("Task", id="tab-task"):
+                        yield Markdown(self._task_markdown(), id="task-md")
+                    with TabPane("Guidance", id="tab-guidance"):
+                        yield Markdown(self._guidance_markdown(reveal=False), id="guidance-md")
+            with Vertical(id="right-pane"):
+                yield TextArea.code_editor("", language="python", read_only=True, id="editor")
+                yield TimingPanel(id="timing")
+        yield Footer()
+
+    def compose_top(self) -> ComposeResult:
+        yield from ()
+
+    def on_mount(self) -> None:
+        self.title = self.start.get("session_id", "session")
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    @property
+    def editor(self) -> TextArea:
+        return self.query_one("#editor", TextArea)
+
+    def state_label(self) -> str:
+        return "replay"
+
+    def refresh_timing(self) -> None:
+        self.query_one(TimingPanel).show(self.progress, self.state_label())
+
+    def show_solution(self, source: str) -> None:
+        if self.editor.text != source:
+            self.editor.load_text(source)
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    def action_show_guidance(self) -> None:
+        self.query_one("#guidance-md", Markdown).update(self._guidance_markdown(reveal=True))
+        self.query_one(TabbedContent).active = "tab-guidance"
+
+    def _task_markdown(self) -> str:
+        try:
+            return load_task(self.start["task"]).file("task.md").read_text()
+        except (TaskFormatError, OSError) as exc:
+            return f"*The task cannot be loaded: {exc}*"
+
+    def _guidance_markdown(self, reveal: bool) -> str:
+        if not self.levels and not reveal:
+            return "*This session is unguided: the agent was given no guidance.*\n\nPress **g** to read it anyway."
+        try:
+            path = load_task(self.start["task"]).guidance_path
+            if path is None:
+                return "*This task has no guidance.*"
+            items = load_guidance(path)
+        except (TaskFormatError, OSError) as exc:
+            return f"*The guidance cannot be loaded: {exc}*"
+        if self.levels:
+            return guidance_markdown(items, self.levels)
+        return NOT_GIVEN + guidance_markdown(items, {1, 2, 3})

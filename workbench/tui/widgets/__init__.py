@@ -1,0 +1,1 @@
+"""Widgets of the session screens: the transcript, the timing panel."""

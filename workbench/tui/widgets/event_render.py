@@ -1,0 +1,121 @@
+"""How each logged event looks in the transcript: agent text, tool calls with highlighted code,
+abbreviated tool results, eval results that stand out, and a person's actions in the same stream."""
+
+from __future__ import annotations
+
+import json
+from pathlib import PurePosixPath
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.syntax import Syntax
+from rich.text import Text
+
+from workbench.session.log import Event
+
+RESULT_LINES = 6  # lines of a tool result shown before it is folded
+CODE_LINES = 60  # lines of code shown in a tool call's arguments
+THEME = "monokai"
+_LEXERS = {".py": "python", ".md": "markdown", ".json": "json", ".toml": "toml", ".sh": "bash"}
+
+
+def abbreviate(text: str, lines: int) -> tuple[str, int]:
+    """The first `lines` lines of text and how many were left out."""
+    parts = text.rstrip("\n").splitlines()
+    return "\n".join(parts[:lines]), max(0, len(parts) - lines)
+
+
+def _code(text: str, lexer: str) -> RenderableType:
+    shown, hidden = abbreviate(text, CODE_LINES)
+    syntax = Syntax(shown, lexer, theme=THEME, line_numbers=False, word_wrap=True)
+    if not hidden:
+        return syntax
+    return Group(syntax, Text(f"  … {hidden} more lines", style="dim"))
+
+
+def tool_call(name: str, args: dict[str, Any]) -> RenderableType:
+    head = Text.assemble(("▶ ", "bold magenta"), (name, "bold magenta"))
+    path = str(args.get("path", ""))
+    lexer = _LEXERS.get(PurePosixPath(path).suffix, "text")
+    if name == "write_file" and "content" in args:
+        return Group(head + Text(f" {path}"), _code(str(args["content"]), lexer))
+    if name == "edit_file":
+        diff = "".join(f"-{line}\n" for line in str(args.get("old", "")).splitlines())
+        diff += "".join(f"+{line}\n" for line in str(args.get("new", "")).splitlines())
+        return Group(head + Text(f" {path}"), _code(diff, "diff"))
+    if name == "bash" and "command" in args:
+        return Group(head, _code(str(args["command"]), "bash"))
+    return head + Text(f" {json.dumps(args)}" if args else "", style="magenta")
+
+
+def tool_result(event: Event) -> RenderableType | None:
+    if event["name"] in ("evaluate", "submit") and not event["is_error"]:
+        return None  # its eval_result or submission event shows it, standing out
+    shown, hidden = abbreviate(event["text"], RESULT_LINES)
+    style = "red" if event["is_error"] else "grey70"
+    text = Text.assemble(("  ↳ ", style), (shown, style))
+    if hidden:
+        text.append(f"\n    … {hidden} more lines", style="dim")
+    return text
+
+
+def eval_panel(event: Event) -> RenderableType:
+    correct = bool(event["result"].get("correct"))
+    kind = "SUBMISSION" + (" (final)" if event.get("final") else "") if event["kind"] == "submission" else "EVAL"
+    speedup = event["result"].get("speedup_geomean")
+    title = f"{kind} by {event.get('by', 'agent')}: {'CORRECT' if correct else 'NOT CORRECT'}"
+    if speedup:
+        title += f" · speedup {speedup:.2f}x"
+    return Panel(Text(event.get("summary", "")), title=title, title_align="left",
+                 border_style="green" if correct else "red")  # fmt: skip
+
+
+def human(event: Event) -> RenderableType:
+    action = str(event.get("action", ""))
+    words = {"takeover": "took over", "handback": "handed back", "pause": "paused", "evaluate": "evaluated",
+             "submit": "submitted", "edit": "edited solution.py", "note": "left a note for the agent",
+             "note_delivered": "note delivered to the agent"}  # fmt: skip
+    line = Text.assemble(("● you ", "bold yellow"), (words.get(action, str(action)), "yellow"))
+    if event.get("text") and action in ("note", "handback"):
+        line.append(f": {event['text']}", style="italic yellow")
+    if action == "edit" and event.get("diff"):
+        return Group(line, _code(event["diff"], "diff"))
+    return line
+
+
+def render_event(event: Event) -> RenderableType | None:
+    """The transcript's rendering of one event; None for events it does not show (files, requests)."""
+    kind = event["kind"]
+    if kind == "session_start":
+        levels = ",".join(f"L{n}" for n in event.get("levels", [])) or "unguided"
+        scripted = " (scripted)" if event.get("scripted") else ""
+        return Rule(f"{event['task']} · {levels} · {event['provider']}/{event['model']}{scripted} · {event['mode']}")
+    if kind == "model_request":
+        return Rule(f"turn {event['turn']}", style="blue")
+    if kind == "model_response":
+        texts = [b["text"] for b in event["content"] if b.get("type") == "text" and b["text"].strip()]
+        return Markdown("\n\n".join(texts)) if texts else None
+    if kind == "tool_call":
+        return tool_call(event["name"], event.get("input") or {})
+    if kind == "tool_result":
+        return tool_result(event)
+    if kind in ("eval_result", "submission"):
+        return eval_panel(event)
+    if kind == "human":
+        return None if event.get("action") == "note_delivered" else human(event)
+    if kind == "interrupt":
+        return Text(f"■ interrupted during the {event.get('during', '?')}", style="bold yellow")
+    if kind == "error":
+        return Text(f"✖ error: {event.get('message', '')}", style="bold red")
+    if kind == "model_retry":
+        return Text(f"  model retry {event.get('attempt')}: {event.get('reason')}", style="dim")
+    if kind == "session_resumed":
+        return Rule(f"resumed after turn {event.get('from_turn')}", style="yellow")
+    if kind == "session_end":
+        best = event.get("best_speedup")
+        tail = f", best correct speedup {best:.2f}x" if best else ""
+        return Rule(f"session ended: {event['reason']} after {event['turns']} turns{tail}", style="bold")
+    return None

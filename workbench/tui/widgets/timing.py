@@ -1,0 +1,57 @@
+"""The timing panel: per workload results of the last eval, and the session's counters."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from workbench.tui.timeline import Progress
+
+
+def _us(latency: dict | None) -> str:
+    return f"{latency['median'] * 1000:.1f}" if latency else "–"
+
+
+def workloads_table(progress: Progress) -> RenderableType:
+    if progress.last_eval is None:
+        return Text("no eval yet", style="dim")
+    event = progress.last_eval
+    result = event["result"]
+    table = Table(expand=True, box=None, pad_edge=False)
+    for column in ("workload", "result", "µs", "ref µs", "speedup", "SOL"):
+        table.add_column(column, justify="left" if column in ("workload", "result") else "right")
+    for w in result.get("workloads", []):
+        verdict = Text("correct", "green") if w["correct"] else Text(w.get("failure") or "error", "red")
+        speedup = f"{w['speedup']:.2f}x" if w.get("speedup") else "–"
+        sol = f"{w['sol_fraction']:.0%}" if w.get("sol_fraction") is not None else "–"
+        table.add_row(w["name"], verdict, _us(w.get("latency_ms")), _us(w.get("reference_ms")), speedup, sol)
+    kind = "submission" if event["kind"] == "submission" else "eval"
+    head = Text(f"last {kind} (turn {event['turn']}, by {event.get('by', 'agent')}): ", style="bold")
+    head.append("CORRECT" if result.get("correct") else "NOT CORRECT", "green" if result.get("correct") else "red")
+    return Group(head, table)
+
+
+def counters(progress: Progress, state: str) -> Text:
+    usage = progress.usage
+    hit = progress.cache_hit_rate
+    cost = f"${progress.cost:.4f}" if progress.cost is not None else "n/a"
+    best = f"{progress.best_speedup:.2f}x" if progress.best_speedup else "–"
+    return Text.assemble(
+        ("turn ", "dim"), f"{progress.turn}/{progress.budget}",
+        ("  state ", "dim"), (state, "bold"),
+        ("  best ", "dim"), best,
+        ("\ntokens ", "dim"), f"{usage.prompt_tokens:,} in / {usage.output_tokens:,} out",
+        ("  cache hit ", "dim"), f"{hit:.0%}" if hit is not None else "–",
+        ("  cost ", "dim"), cost,
+    )  # fmt: skip
+
+
+class TimingPanel(Static):
+    summary = ""  # the counters as plain text
+
+    def show(self, progress: Progress, state: str) -> None:
+        head = counters(progress, state)
+        self.summary = head.plain
+        self.update(Group(head, Text(""), workloads_table(progress)))
