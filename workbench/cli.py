@@ -46,8 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
     from workbench.cli_session import add_parsers
     from workbench.judge.cli import add_parser as add_judge_parser
 
+    from workbench.bench.cli import add_parser as add_bench_parsers
+
     add_parsers(sub)
     add_judge_parser(sub)
+    add_bench_parsers(sub)
 
     sc = sub.add_parser("score", help="per-task speedup and Sperf from saved `eval --json` results")
     sc.add_argument("results", nargs="+", type=Path, help="eval result JSON files")
@@ -69,6 +72,10 @@ def main(argv: list[str] | None = None) -> int:
             return _eval(args.task, args.solution, args)
         if args.command == "score":
             return _score(args)
+        if args.command in ("bench", "report"):
+            from workbench.bench.cli import handle as bench
+
+            return bench(args)
         if args.command == "judge":
             from workbench.judge.cli import handle as judge
 

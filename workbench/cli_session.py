@@ -59,7 +59,7 @@ def make_provider(name: str, model: str | None, base_url: str | None, script: Pa
         if script is None:
             raise SessionUsageError("--provider scripted needs --script FILE (a script or a saved session)")
         try:
-            return ScriptedProvider(load_script(script), model or "scripted", start_at=start_at)
+            return ScriptedProvider(load_script(script), model or "scripted", start_at, str(script.resolve()))
         except (ValueError, OSError) as exc:
             raise SessionUsageError(str(exc)) from None
     from workbench.agent.providers import make_provider as make_remote

@@ -57,9 +57,12 @@ def load_script(path: Path) -> list[ScriptedTurn]:
 class ScriptedProvider:
     name = "scripted"
 
-    def __init__(self, turns: list[ScriptedTurn], model: str = "scripted", start_at: int = 0) -> None:
+    def __init__(
+        self, turns: list[ScriptedTurn], model: str = "scripted", start_at: int = 0, source: str | None = None
+    ) -> None:
         self.turns = turns
         self.model = model
+        self.source = source  # the script's path, recorded in the session so a resume can find it
         self.position = start_at  # how many turns were played already (a resumed session skips them)
 
     def complete(

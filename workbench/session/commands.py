@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from workbench.agent.provider import Provider
 from workbench.cli_session import SessionUsageError, levels_of, make_provider
 from workbench.session.headless import TurnPrinter, run_headless
 from workbench.session.history import complete_prefix, effective, rebuild
@@ -73,8 +74,7 @@ def resume(args: argparse.Namespace) -> int:
     except LogError as exc:
         raise SessionUsageError(str(exc)) from None
     start, state = point.start, point.state
-    provider = make_provider(args.provider or start["provider"], args.model or start["model"],
-                             args.base_url or start.get("base_url"), args.script, start_at=state.responses)  # fmt: skip
+    provider = _provider_for(args, start, state.responses)
     limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
     setup = SessionSetup(task_of(start), set(start["levels"]), provider, limits, start["mode"], start.get("base_url"))
     log = reopen(folder, point, provider)
@@ -94,8 +94,7 @@ def branch(args: argparse.Namespace) -> int:
     responses = sum(1 for e in history if e["kind"] == "model_response")
     task = task_of(start)
     levels = levels_of(args.guided) if args.guided else set(start["levels"])
-    provider = make_provider(args.provider or start["provider"], args.model or start["model"],
-                             args.base_url or start.get("base_url"), args.script, start_at=responses)  # fmt: skip
+    provider = _provider_for(args, start, responses)
     limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
     setup = SessionSetup(task, levels, provider, limits, start["mode"], args.base_url or start.get("base_url"))
     root = args.sessions or parent.resolve().parent
@@ -103,6 +102,21 @@ def branch(args: argparse.Namespace) -> int:
     print(f"session {folder} (branched from {parent.name} at turn {args.turn})", flush=True)
     state = rebuild(load_session(folder)[0])
     return _drive(setup, folder, log, state)
+
+
+def _provider_for(args: argparse.Namespace, start: dict, played: int) -> Provider:
+    """The session's provider and model unless the command names others; a scripted one skips the
+    responses already played."""
+    name, model, base_url = args.provider or start["provider"], args.model or start["model"], args.base_url
+    return make_provider(name, model, base_url or start.get("base_url"), _script(args, start), start_at=played)
+
+
+def _script(args: argparse.Namespace, start: dict) -> Path | None:
+    """--script, else the script the session was started with (when it still exists)."""
+    if args.script is not None or (args.provider or start["provider"]) != "scripted":
+        return args.script
+    recorded = start.get("script")
+    return Path(recorded) if recorded and Path(recorded).exists() else None
 
 
 def replay(args: argparse.Namespace) -> int:

@@ -89,6 +89,7 @@ def start_event(setup: SessionSetup, session_id: str, parent: dict[str, Any] | N
         "provider": setup.provider.name,
         "model": setup.provider.model,
         "scripted": setup.provider.name == "scripted",
+        "script": getattr(setup.provider, "source", None),
         "base_url": setup.base_url,
         "budget": setup.limits.budget,
         "wall_clock_s": setup.limits.wall_clock_s,
@@ -170,13 +171,13 @@ def resume_point(folder: Path) -> ResumePoint:
     return ResumePoint(events, start, torn, prefix, rebuild(prefix), discarded)
 
 
-def reopen(folder: Path, point: ResumePoint, provider: Provider) -> SessionLog:
+def reopen(folder: Path, point: ResumePoint, provider: Provider, **fields: Any) -> SessionLog:
     """Open the log for appending again (a torn line cut), record the resume, and put the workspace
     back as it was after the last complete turn."""
     repair_log(folder / "events.jsonl")
     log = SessionLog(folder / "events.jsonl", next_seq=point.events[-1]["seq"] + 1)
     log.append("session_resumed", point.state.turn, from_turn=point.state.turn, discarded=point.discarded,
-               torn_line_dropped=point.torn, provider=provider.name, model=provider.model)  # fmt: skip
+               torn_line_dropped=point.torn, provider=provider.name, model=provider.model, **fields)  # fmt: skip
     restore_workspace(folder / "work", point.state.files)
     return log
 

@@ -1,0 +1,66 @@
+"""Synthetic session logs for the report tests: TEST DATA with known latencies, speedups, usage and judge scores.
+
+No eval ran to make these; they let the tests check the report's arithmetic exactly (speedups need timed evals).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+LEVEL_NAMES = ("L1", "L2", "L3")
+
+
+def eval_result(task: str, correct: bool, latencies: dict[str, float] | None, reference: float = 1.0) -> dict:
+    """An eval result whose workloads ran at `latencies` ms against a reference at `reference` ms each."""
+    workloads = []
+    for name, ms in (latencies or {"w": 1.0}).items():
+        timed = latencies is not None and correct
+        workloads.append({
+            "name": name, "correct": correct,
+            "latency_ms": {"median": ms, "mean": ms, "err": 0.0, "n": 10} if timed else None,
+            "reference_ms": {"median": reference, "mean": reference, "err": 0.0, "n": 10} if timed else None,
+            "speedup": reference / ms if timed else None,
+            "timing_note": None if timed else "interpret mode: not timed",
+        })  # fmt: skip
+    speedups = [w["speedup"] for w in workloads if w["speedup"]]
+    geo = None
+    if correct and speedups:
+        product = 1.0
+        for s in speedups:
+            product *= s
+        geo = product ** (1 / len(speedups))
+    return {"task": task, "solution": "solution.py", "solution_sha256": "0", "device": None,
+            "static": {"ok": True, "violations": []}, "workloads": workloads, "correct": correct,
+            "speedup_geomean": geo, "error": None, "ceilings": None, "version": 1}  # fmt: skip
+
+
+def judgement(task: str, design: tuple[int, int, int], impl: tuple[int, int, int]) -> dict:
+    def part(scores: tuple[int, int, int]) -> dict:
+        return {lv: {"score": s, "reason": "test", "evidence": [], "valid": True} for lv, s in zip(LEVEL_NAMES, scores)}
+
+    return {"task": task, "design": part(design), "implementation": part(impl), "provider": "scripted",
+            "model": "judge", "prompt_sha256": "0", "attempts": 1}  # fmt: skip
+
+
+def write_session(root: Path, key: str, task: str, model: str, levels: list[int], mode: str,
+                  submissions: list[tuple[int, dict]], usage: dict[str, int], cost: float | None,
+                  judged: dict | None = None) -> Path:  # fmt: skip
+    """A finished session: one model response per turn with `usage` and `cost`, the given submissions."""
+    provider, name = model.split(":")
+    folder = root / key / "s-0"
+    folder.mkdir(parents=True)
+    turns = max([turn for turn, _ in submissions], default=1)
+    events: list[dict[str, Any]] = [{"kind": "session_start", "turn": 0, "version": 1, "task": task, "levels": levels,
+                                     "provider": provider, "model": name, "mode": mode}]  # fmt: skip
+    for turn in range(1, turns + 1):
+        events.append({"kind": "model_response", "turn": turn, "content": [], "usage": usage, "cost": cost})
+        events += [{"kind": "submission", "turn": turn, "result": r} for t, r in submissions if t == turn]
+        events.append({"kind": "turn_end", "turn": turn, "user_message": None})
+    if judged is not None:
+        events.append({"kind": "judgement", "turn": turns, **judged})
+    events.append({"kind": "session_end", "turn": turns, "reason": "submitted"})
+    lines = [json.dumps({"seq": i, "time": 0.0, **e}) for i, e in enumerate(events)]
+    (folder / "events.jsonl").write_text("\n".join(lines) + "\n")
+    return folder

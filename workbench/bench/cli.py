@@ -1,0 +1,143 @@
+"""`workbench bench` (run the paired protocol) and `workbench report` (the paper's tables from a bench)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from workbench.bench.plan import (
+    BenchPlan,
+    BenchUsageError,
+    condition_levels,
+    load_plan,
+    parse_models,
+    parse_scripts,
+    save_plan,
+)
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def add_parser(sub: Any) -> None:
+    """Add `bench` and `report` to the subparsers of the main CLI."""
+    bench = sub.add_parser("bench", help="run task x model x condition x seed sessions (resumable)")
+    bench.add_argument("--tasks", nargs="+", default=[], help="task names (space or comma separated)")
+    bench.add_argument("--models", nargs="+", default=[], help="provider:model, e.g. anthropic:claude-sonnet-4-5")
+    bench.add_argument("--conditions", default="unguided,all", help="unguided, all, L1, L2, L3 (default unguided,all)")
+    bench.add_argument("--seeds", type=int, default=1, help="sessions per task, model and condition (default 1)")
+    bench.add_argument("--budget", type=int, default=350, help="turns per session (default 350)")
+    bench.add_argument("--wall-clock", type=float, help="seconds per session")
+    bench.add_argument("--max-cost", type=float, help="USD per session")
+    bench.add_argument("--parallel", type=int, default=1, help="sessions at once (default 1)")
+    bench.add_argument("--mode", choices=("cuda", "interpret"), help="how evals run (default: cuda with a GPU)")
+    bench.add_argument("--script", action="append", default=[], metavar="NAME=PATH",
+                       help="the script of model scripted:NAME (repeatable)")  # fmt: skip
+    bench.add_argument("--out", type=Path, help="bench folder (default: bench/<digest of the plan>)")
+    bench.add_argument("--resume", type=Path, metavar="BENCH_DIR", help="continue the bench in this folder")
+    bench.add_argument("--ray", metavar="ADDRESS", help="run the sessions as Ray tasks on this cluster")
+
+    report = sub.add_parser("report", help="the paper's tables from a bench's session logs")
+    report.add_argument("bench_dir", type=Path)
+    report.add_argument("--baseline", type=Path, help="latencies (task -> workload -> ms), or a baseline bench folder")
+    report.add_argument("--out", type=Path, help="where to write (default: BENCH_DIR/report)")
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Run `bench` or `report`; bad input prints one line and returns 2."""
+    try:
+        return _bench(args) if args.command == "bench" else _report(args)
+    except BenchUsageError as exc:
+        print(f"workbench: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The two commands on their own (`python -m workbench.bench.cli bench ...`)."""
+    parser = argparse.ArgumentParser(prog="workbench")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    return handle(parser.parse_args(argv))
+
+
+def plan_from_args(args: argparse.Namespace) -> BenchPlan:
+    from workbench.session.store import detect_session_mode
+    from workbench.tasks import TaskFormatError, load_task, project_root
+
+    tasks = [t for item in args.tasks for t in item.split(",") if t]
+    conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
+    if not tasks or not args.models or not conditions:
+        raise BenchUsageError("bench needs --tasks, --models and --conditions (or --resume BENCH_DIR)")
+    if args.seeds < 1 or args.budget < 1:
+        raise BenchUsageError("--seeds and --budget must be at least 1")
+    models = parse_models([m for item in args.models for m in item.split(",") if m], parse_scripts(args.script))
+    root = project_root()
+    guided = any(condition_levels(c) for c in conditions)
+    for name in tasks:
+        try:
+            task = load_task(name, root)
+        except TaskFormatError as exc:
+            raise BenchUsageError(str(exc)) from None
+        if guided and task.guidance_path is None:
+            raise BenchUsageError(f"task {name} has no guidance, so it cannot run a guided condition")
+    return BenchPlan(tasks, models, conditions, args.seeds, args.budget, args.mode or detect_session_mode(),
+                     str(root), args.wall_clock, args.max_cost)  # fmt: skip
+
+
+def _check_models(plan: BenchPlan) -> None:
+    """Every model can be made (its key is set, its script reads) before any session folder is."""
+    from workbench.agent.provider import MissingKeyError
+    from workbench.bench.sessions import make_model
+
+    for model in plan.models:
+        try:
+            make_model(model)
+        except (MissingKeyError, ValueError, OSError) as exc:
+            raise BenchUsageError(f"model {model.label}: {exc}") from None
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from workbench.bench.progress import Progress
+    from workbench.bench.runner import LocalRunner, pending_sessions, stop_on_signals
+
+    if args.resume is not None:
+        bench_dir, plan = args.resume, load_plan(args.resume)
+    else:
+        plan = plan_from_args(args)
+        bench_dir = args.out or Path("bench") / plan.digest()
+    _check_models(plan)
+    save_plan(plan, bench_dir)
+    pending, finished = pending_sessions(plan, bench_dir)
+    total = len(plan.sessions())
+    print(f"bench {bench_dir}: {total} sessions, {finished} finished before, {len(pending)} to run", file=sys.stderr)
+    progress = Progress(total, finished)
+    runner: Any
+    if args.ray:
+        from workbench.bench.ray_runner import RayRunner
+
+        runner = RayRunner(plan, bench_dir, args.ray, args.parallel, progress)
+    else:
+        runner = LocalRunner(plan, bench_dir, args.parallel, progress)
+    with stop_on_signals(runner.stop):
+        result = runner.run()
+    for key, error in result.crashed.items():
+        print(f"session {key} could not run: {error}", file=sys.stderr)
+    if result.complete:
+        print(f"bench complete: {bench_dir} (workbench report {bench_dir})", file=sys.stderr)
+        return EXIT_OK
+    print(f"bench incomplete: rerun the command or `workbench bench --resume {bench_dir}`", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def _report(args: argparse.Namespace) -> int:
+    from workbench.bench.report import build_report, write_report
+
+    report = build_report(args.bench_dir, args.baseline)
+    out = args.out or args.bench_dir / "report"
+    written = write_report(report, out)
+    print(f"report: {written[0]} ({len(written) - 1} more files in {out})")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""What the report knows of a session, read from its log and nothing else.
+
+Outcomes (submissions, turns, judgements) come from the log as resume sees it: a turn cut by a kill
+and discarded on resume does not count. Tokens and cost likewise count the responses of the session as
+it stands; the discarded responses are counted apart (`discarded_responses`), since they were paid for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.bench.plan import condition_name
+from workbench.harness.result import EvalResult
+from workbench.judge import Judgement, read_judgements
+from workbench.score import Baseline, ScoreError, task_score
+from workbench.session.history import effective
+from workbench.session.log import LogError, read_log
+
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+_SEED = re.compile(r"--s(\d+)$")
+
+
+@dataclass(frozen=True)
+class Submission:
+    turn: int
+    correct: bool
+    result: dict[str, Any]  # the eval result as logged
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    """A session's result on its task: correct or not, and the best correct speedup where timed."""
+
+    correct: bool
+    speedup: float | None  # None: incorrect, or correct but untimed
+    timed: bool
+
+
+@dataclass
+class SessionRecord:
+    folder: Path
+    task: str
+    model: str  # provider:model
+    condition: str
+    seed: int | None  # from the bench's folder name; None for a session outside a bench
+    mode: str
+    end_reason: str | None
+    turns: int
+    submissions: list[Submission] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    cost: float | None = None
+    judgement: Judgement | None = None  # the latest one
+    discarded_responses: int = 0
+
+    @property
+    def correct(self) -> bool:
+        return any(s.correct for s in self.submissions)
+
+    @property
+    def first_correct_turn(self) -> int | None:
+        return min((s.turn for s in self.submissions if s.correct), default=None)
+
+    def outcome(self, baseline: Baseline | None = None) -> TaskOutcome:
+        """The best correct submission's speedup: its speedup_geomean against the reference, or its
+        latencies against the baseline's. Correct but never timed (the interpreter): untimed."""
+        best: float | None = None
+        for submission in self.submissions:
+            if not submission.correct:
+                continue
+            speedup = _speedup(submission.result, baseline)
+            if speedup is not None:
+                best = max(best or 0.0, speedup)
+        return TaskOutcome(self.correct, best, best is not None)
+
+
+def _speedup(result: dict[str, Any], baseline: Baseline | None) -> float | None:
+    if baseline is None:
+        value = result.get("speedup_geomean")
+        return float(value) if isinstance(value, (int, float)) else None
+    try:
+        return task_score(EvalResult.from_dict(result), baseline).speedup
+    except ScoreError as exc:
+        if "was not timed" in str(exc):
+            return None
+        raise
+
+
+def read_record(folder: Path) -> SessionRecord:
+    """The record of one session folder (holding events.jsonl)."""
+    events = read_log(folder / "events.jsonl").events
+    start, live = events[0], effective(events)
+    ends = [e for e in live if e["kind"] == "session_end"]
+    responses = [e for e in live if e["kind"] == "model_response"]
+    usage = {name: sum(int(e["usage"].get(name, 0)) for e in responses) for name in USAGE_FIELDS}
+    costs = [e["cost"] for e in responses if e.get("cost") is not None]
+    seed = _SEED.search(folder.parent.name)
+    judgements = read_judgements(live)
+    return SessionRecord(
+        folder=folder,
+        task=start["task"],
+        model=f"{start['provider']}:{start['model']}",
+        condition=condition_name(start["levels"]),
+        seed=int(seed.group(1)) if seed else None,
+        mode=start["mode"],
+        end_reason=ends[-1]["reason"] if ends else None,
+        turns=max((e["turn"] for e in live if e["kind"] == "turn_end"), default=0),
+        submissions=[
+            Submission(e["turn"], bool(e["result"].get("correct")), e["result"])
+            for e in live
+            if e["kind"] == "submission"
+        ],
+        usage=usage,
+        cost=sum(costs) if costs else None,
+        judgement=judgements[-1] if judgements else None,
+        discarded_responses=sum(1 for e in events if e["kind"] == "model_response") - len(responses),
+    )
+
+
+def read_records(root: Path) -> list[SessionRecord]:
+    """Every session under a bench folder's sessions/ (or any folder of sessions), in path order."""
+    found = []
+    for path in sorted(root.rglob("events.jsonl")):
+        try:
+            found.append(read_record(path.parent))
+        except LogError:
+            continue  # a folder the store had not finished making: nothing happened in it
+    return found
+
+
+def first_correct_latencies(records: list[SessionRecord]) -> Baseline:
+    """A baseline from a baseline run: per task and workload, the median over its sessions of their
+    first correct submission's median latency (ms)."""
+    samples: dict[str, dict[str, list[float]]] = {}
+    for record in records:
+        first = next((s for s in record.submissions if s.correct), None)
+        if first is None:
+            continue
+        for workload in first.result.get("workloads", []):
+            latency = workload.get("latency_ms")
+            if latency:
+                samples.setdefault(record.task, {}).setdefault(workload["name"], []).append(float(latency["median"]))
+    return {task: {name: _median(values) for name, values in workloads.items()} for task, workloads in samples.items()}
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2

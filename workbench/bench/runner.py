@@ -1,0 +1,126 @@
+"""Running a bench on this machine: K sessions at once in threads, skipping the finished ones.
+
+Each session's loop runs in its own worker thread and its evals in child processes; on a GPU the
+harness's per-GPU lock keeps two evals from timing at the same moment, so K sessions may share a GPU.
+Ctrl-C or SIGTERM stops every running session cleanly (`interrupted`, resumable) and starts no more.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.bench.plan import BenchPlan, SessionSpec
+from workbench.bench.progress import Progress
+from workbench.bench.sessions import SessionOutcome, open_session, session_status
+from workbench.session.loop import AgentLoop, LoopCallbacks
+
+
+@dataclass
+class BenchResult:
+    """What one run of the bench did: sessions run now, those already finished, those that crashed."""
+
+    outcomes: list[SessionOutcome] = field(default_factory=list)
+    already_finished: int = 0
+    crashed: dict[str, str] = field(default_factory=dict)  # key -> error
+    stopped: bool = False  # interrupted by Ctrl-C / SIGTERM / stop()
+
+    @property
+    def complete(self) -> bool:
+        return not self.stopped and not self.crashed and all(o.reason != "interrupted" for o in self.outcomes)
+
+
+def pending_sessions(plan: BenchPlan, bench_dir: Path) -> tuple[list[SessionSpec], int]:
+    """The plan's sessions not finished yet, and how many are."""
+    pending = [s for s in plan.sessions() if session_status(bench_dir / "sessions" / s.key).state != "finished"]
+    return pending, len(plan.sessions()) - len(pending)
+
+
+class LocalRunner:
+    def __init__(self, plan: BenchPlan, bench_dir: Path, parallel: int = 1, progress: Progress | None = None) -> None:
+        self.plan, self.bench_dir, self.parallel = plan, bench_dir, max(1, parallel)
+        self.progress = progress
+        self._live: dict[str, AgentLoop] = {}
+        self._lock = threading.Lock()
+        self._stopping = False
+
+    def stop(self) -> None:
+        """Stop every running session (they end `interrupted`, resumable) and start no more."""
+        with self._lock:
+            self._stopping = True
+            loops = list(self._live.values())
+        for loop in loops:
+            loop.stop()
+
+    def run(self) -> BenchResult:
+        pending, finished = pending_sessions(self.plan, self.bench_dir)
+        result = BenchResult(already_finished=finished)
+        progress = self.progress or Progress(len(self.plan.sessions()), finished)
+        with ThreadPoolExecutor(self.parallel, thread_name_prefix="bench") as pool:
+            futures: dict[Future[SessionOutcome | None], str] = {
+                pool.submit(self._one, spec, progress): spec.key for spec in pending
+            }
+            remaining = set(futures)
+            while remaining:
+                done, remaining = wait(remaining, timeout=0.5, return_when=FIRST_COMPLETED)
+                for future in done:
+                    self._collect(future, futures[future], result)
+        result.stopped = self._stopping
+        return result
+
+    def _collect(self, future: Future[SessionOutcome | None], key: str, result: BenchResult) -> None:
+        error = future.exception()
+        if error is not None:
+            result.crashed[key] = f"{type(error).__name__}: {error}"
+            return
+        outcome = future.result()
+        if outcome is not None:
+            result.outcomes.append(outcome)
+
+    def _one(self, spec: SessionSpec, progress: Progress) -> SessionOutcome | None:
+        if self._stopping:
+            return None
+        progress.started(spec.key)
+        try:
+            opened = open_session(self.plan, spec, self.bench_dir / "sessions" / spec.key,
+                                  LoopCallbacks(on_event=progress.watch(spec.key)))  # fmt: skip
+        except Exception:  # the worker's boundary: the bench goes on, the session stays unfinished
+            progress.crashed(spec.key)
+            raise
+        with self._lock:
+            if self._stopping:
+                opened.log.close()
+                progress.ended(spec.key, "interrupted")
+                return None
+            self._live[spec.key] = opened.loop
+            opened.loop.start()
+        try:
+            reason = opened.loop.wait()
+        finally:
+            opened.log.close()
+            with self._lock:
+                self._live.pop(spec.key, None)
+        progress.ended(spec.key, reason)
+        return opened.outcome(reason)
+
+
+@contextmanager
+def stop_on_signals(stop: Any) -> Iterator[None]:
+    """In the main thread, turn SIGINT and SIGTERM into `stop()` for the duration."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in previous:
+        signal.signal(sig, lambda signum, frame: stop())
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
