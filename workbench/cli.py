@@ -43,10 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--timer", choices=("events", "graph"), default="events", help="CUDA events or graph replay")
     ev.add_argument("--budget", type=float, default=3.0, help="timing seconds per function and workload")
 
+    from workbench.bench.cli import add_parser as add_bench_parsers
     from workbench.cli_session import add_parsers
     from workbench.judge.cli import add_parser as add_judge_parser
-
-    from workbench.bench.cli import add_parser as add_bench_parsers
 
     add_parsers(sub)
     add_judge_parser(sub)
