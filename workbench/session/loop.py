@@ -142,6 +142,11 @@ class AgentLoop:
             self._controls.notes.append(text)
             self._log("human", action="note", text=text)
 
+    def requeue_notes(self, notes: list[str]) -> None:
+        """Notes logged before a crash but never delivered (a resumed session passes them on)."""
+        with self._cond:
+            self._controls.notes.extend(notes)
+
     def take_over(self) -> None:
         """The agent waits after its current turn; the person edits, evaluates and submits."""
         with self._cond:

@@ -195,8 +195,7 @@ def build_loop(setup: SessionSetup, folder: Path, log: SessionLog, state: Sessio
 
     tools = ToolBox(setup.task, folder / "work", setup.mode)
     loop = AgentLoop(setup.provider, tools, log, state, SYSTEM_PROMPT, setup.limits, callbacks, price=cost)
-    for text in state.pending_notes:
-        loop._controls.notes.append(text)
+    loop.requeue_notes(state.pending_notes)
     return loop
 
 
