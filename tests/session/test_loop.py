@@ -162,3 +162,27 @@ def test_no_secret_reaches_the_log_the_workspace_or_bash(make_loop, monkeypatch)
     for path in folder.rglob("*"):
         if path.is_file():
             assert secret not in path.read_text(errors="replace"), path
+
+
+def test_a_note_left_before_a_stop_reaches_the_agent_after_a_resume(make_loop, task):  # noqa: F811
+    from workbench.agent.scripted import ScriptedProvider
+    from workbench.session.log import SessionLog
+    from workbench.session.store import SessionSetup, build_loop
+
+    loop, folder, rec = make_loop([ScriptedTurn([text("one"), bash(1, "true")])], budget=1)
+    loop.start(paused=True)
+    loop.note("use BLOCK=2048")
+    loop.stop()
+    assert loop.wait(timeout=30) == "interrupted"
+    events = read_log(folder / "events.jsonl").events
+    state = rebuild(complete_prefix(events))
+    assert state.pending_notes == ["use BLOCK=2048"]
+    setup = SessionSetup(task, set(), ScriptedProvider([ScriptedTurn([text("ok"), bash(2, "true")])]),
+                         loop.limits, "interpret")  # fmt: skip
+    log = SessionLog(folder / "events.jsonl", next_seq=events[-1]["seq"] + 1)
+    resumed = build_loop(setup, folder, log, state)
+    resumed.start()
+    assert resumed.wait(timeout=60) == "budget"
+    delivered = [e for e in read_log(folder / "events.jsonl").events if e.get("action") == "note_delivered"]
+    assert [e["text"] for e in delivered] == ["use BLOCK=2048"]
+    assert "use BLOCK=2048" in resumed.state.conversation.messages[0].content[-1].text
