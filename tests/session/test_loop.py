@@ -186,3 +186,18 @@ def test_a_note_left_before_a_stop_reaches_the_agent_after_a_resume(make_loop, t
     delivered = [e for e in read_log(folder / "events.jsonl").events if e.get("action") == "note_delivered"]
     assert [e["text"] for e in delivered] == ["use BLOCK=2048"]
     assert "use BLOCK=2048" in resumed.state.conversation.messages[0].content[-1].text
+
+
+def test_an_edit_saved_outside_is_recorded_with_its_diff(make_loop, task):  # noqa: F811
+    loop, _, rec = make_loop([ScriptedTurn([text("one"), bash(1, "true")])], budget=1)
+    loop.start(paused=True)
+    loop.take_over()
+    loop.step()
+    rec.wait_for(lambda e: e["kind"] == "human" and e.get("action") == "takeover")
+    source = task.expert_path.read_text()
+    (loop.work / "solution.py").write_text(source)  # an editor outside the app saved it
+    loop.human_edit(source)
+    edit = next(e for e in rec.events if e.get("action") == "edit")
+    assert "+@triton.jit" in edit["diff"]
+    loop.stop()
+    assert loop.wait(timeout=30) == "interrupted"

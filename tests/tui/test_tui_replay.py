@@ -2,7 +2,7 @@
 
 import pytest
 from conftest import REPO
-from textual.widgets import DataTable, Markdown, TextArea
+from textual.widgets import DataTable, Markdown, TabbedContent, TextArea
 from tui_helpers import GUIDED, UNGUIDED, app_test, wait_until
 
 from workbench.session.log import read_log
@@ -67,6 +67,8 @@ async def test_an_unguided_session_shows_the_guidance_only_on_request_marked_not
         app.open_session(UNGUIDED)
         await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.query("#guidance-md"))
         guidance = app.screen.query_one("#guidance-md", Markdown)
-        assert "unguided" in guidance.source and "L1" not in guidance.source
+        app.screen.query_one(TabbedContent).active = "tab-guidance"  # what the person sees on opening the tab
+        await wait_until(pilot, lambda: "unguided" in guidance.source)
+        assert "L1" not in guidance.source
         await pilot.press("g")
         assert "Not given to the agent" in guidance.source and "L1 algorithm" in guidance.source

@@ -176,7 +176,8 @@ class AgentLoop:
     def human_edit(self, source: str) -> None:
         """The person's new solution.py (only while taken over)."""
         self._require_takeover()
-        before = self._read_solution()
+        # Against the last recorded version: a save made outside the app is already on disk.
+        before = self._files.get("solution.py", self._read_solution())
         (self.work / "solution.py").write_text(source)
         diff = "".join(difflib.unified_diff(before.splitlines(True), source.splitlines(True),
                                             "solution.py", "solution.py"))  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -11,6 +12,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from workbench.session.log import LogError
 from workbench.tasks import TaskFormatError, load_task, task_names
 from workbench.tui.catalog import SessionSummary, best_speedups, find_sessions
 
@@ -22,6 +24,8 @@ class HomeScreen(Screen[None]):
     BINDINGS = [
         Binding("o", "open_session", "Open session"),
         Binding("n", "new_session", "New session on task"),
+        Binding("c", "mark", "Mark to compare"),
+        Binding("C", "compare", "Compare marked"),
         Binding("r", "reload", "Reload"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -30,13 +34,14 @@ class HomeScreen(Screen[None]):
         super().__init__()
         self.sessions: list[SessionSummary] = []
         self.tasks: list[str] = []
+        self.marked: list[Path] = []  # at most two sessions, for compare
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="home-body"):
             yield Static("Tasks — best correct speedup so far, per condition", classes="table-title")
             yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
-            yield Static("Sessions", classes="table-title")
+            yield Static("Sessions", id="sessions-title", classes="table-title")
             yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
@@ -71,12 +76,49 @@ class HomeScreen(Screen[None]):
             best_text = f"{s.best_speedup:.2f}x" if s.best_speedup else "–"
             sessions.add_row(s.task, s.condition, f"{s.provider}/{s.model}", str(s.turns), s.outcome, best_text,
                              s.date, s.session_id, key=str(s.folder))  # fmt: skip
+        listed = {s.folder for s in self.sessions}
+        self.marked = [folder for folder in self.marked if folder in listed]
+        self._show_marked()
 
     @on(DataTable.RowSelected, "#sessions")
     def action_open_session(self) -> None:
         table = self.query_one("#sessions", DataTable)
-        if table.row_count:
+        if len(self.marked) == 2:
+            self.action_compare()
+        elif table.row_count:
             self._app().open_session(self.sessions[table.cursor_row].folder)
+
+    def action_mark(self) -> None:
+        """Mark the session under the cursor for compare, or unmark it; a third mark drops the oldest."""
+        table = self.query_one("#sessions", DataTable)
+        if not table.row_count:
+            return
+        folder = self.sessions[table.cursor_row].folder
+        if folder in self.marked:
+            self.marked.remove(folder)
+        else:
+            self.marked = [*self.marked[-1:], folder]
+        self._show_marked()
+
+    def action_compare(self) -> None:
+        from workbench.tui.compare_screen import CompareScreen
+
+        if len(self.marked) != 2:
+            self.notify("mark two sessions with c to compare them", severity="warning")
+            return
+        try:
+            screen = CompareScreen(*self.marked)
+        except (LogError, OSError, KeyError) as exc:
+            self.notify(f"cannot compare: {exc}", severity="error")
+            return
+        self.app.push_screen(screen)
+
+    def _show_marked(self) -> None:
+        title = self.query_one("#sessions-title", Static)
+        names = " ↔ ".join(folder.name for folder in self.marked)
+        hint = " (C or enter: compare)" if len(self.marked) == 2 else " (mark one more with c)"
+        title.update(f"Sessions · marked: {names}{hint}" if self.marked else "Sessions")
+        title.set_class(bool(self.marked), "marked")
 
     @on(DataTable.RowSelected, "#tasks")
     def action_new_session(self) -> None:

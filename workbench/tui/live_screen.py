@@ -1,14 +1,20 @@
 """A live session: the loop runs in its worker thread; its callbacks come to the UI as messages.
 
-The person runs, pauses, steps, interrupts, takes over (the editor becomes editable), evaluates and
-submits (in thread workers), leaves notes, and hands back. The UI thread never waits on the loop.
+The person runs, pauses, steps, interrupts, takes over (the editor becomes editable, or ctrl+e opens
+solution.py in $EDITOR), evaluates and submits (in thread workers), leaves notes, and hands back. Saves of
+solution.py made outside the app are watched: while taken over they are recorded as the person's edit
+and evaluated; while the agent drives they are only pointed out. The UI thread never waits on the loop.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
 import threading
 
 from textual import on, work
+from textual.app import SuspendNotSupported
 from textual.binding import Binding
 from textual.message import Message
 
@@ -20,6 +26,9 @@ from workbench.tui.dialogs import NoteDialog
 from workbench.tui.launch import LiveSession
 from workbench.tui.session_view import SessionView
 from workbench.tui.timeline import fold
+from workbench.tui.workspace_watch import watch_solution
+
+BATCH_S = 0.05  # events from the loop are shown together, at most this late
 
 # (action, title, help) for the footer's bindings and the command palette
 CONTROLS = [
@@ -30,6 +39,8 @@ CONTROLS = [
     ("evaluate", "Evaluate now", "Evaluate the editor's solution.py (while taken over)"),
     ("submit", "Submit", "Record a submission of the editor's solution.py (while taken over)"),
     ("note", "Note for the agent", "A note delivered with the agent's next request"),
+    ("external_editor", "Edit in $EDITOR", "Open solution.py in $EDITOR (while taken over); a save is evaluated"),
+    ("toggle_folds", "Fold / unfold results", "Show long tool results whole, or folded to their first lines"),
 ]
 
 
@@ -42,6 +53,8 @@ class LiveScreen(SessionView):
         Binding("e", "evaluate", "Evaluate"),
         Binding("u", "submit", "Submit"),
         Binding("n", "note", "Note"),
+        Binding("f", "toggle_folds", "Fold/unfold"),
+        Binding("ctrl+e", "external_editor", "$EDITOR"),
     ]
 
     class LoopEvent(Message):
@@ -59,6 +72,9 @@ class LiveScreen(SessionView):
             super().__init__()
             self.state = state
 
+    class OutsideSave(Message):
+        """solution.py was written in the workspace (by anyone: the filter is on the UI thread)."""
+
     def __init__(self, live: LiveSession, paused: bool = False) -> None:
         super().__init__(live.history[0])
         self.live = live
@@ -67,6 +83,9 @@ class LiveScreen(SessionView):
         self.closers: list[threading.Thread] = []  # threads closing the session after the screen
         callbacks = LoopCallbacks(self._from_loop_event, self._from_loop_delta, self._from_loop_state)
         self.loop: AgentLoop = build_loop(live.setup, live.folder, live.log, live.state, callbacks)
+        self._agent_writing = False  # between the agent's first tool call of a turn and the turn's end
+        self._pointed_out = ""  # the outside save last pointed out while the agent drives
+        self._pending: list[Event] = []  # events from the loop not shown yet
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -76,8 +95,11 @@ class LiveScreen(SessionView):
         self.show_solution(self.progress.solution)
         self.loop.start(paused=self.start_paused)
         self.refresh_timing()
+        self.loop.work.mkdir(parents=True, exist_ok=True)
+        self.observer = watch_solution(self.loop.work, self._post_outside_save)
 
     def on_unmount(self) -> None:
+        self.observer.stop()
         self.shutdown()
 
     def shutdown(self) -> threading.Thread:
@@ -109,12 +131,27 @@ class LiveScreen(SessionView):
     def _from_loop_state(self, state: LoopState) -> None:
         self.post_message(self.LoopStateChanged(state))
 
+    def _post_outside_save(self) -> None:  # from watchdog's thread
+        self.post_message(self.OutsideSave())
+
     @on(LoopEvent)
     def _on_loop_event(self, message: LoopEvent) -> None:
-        event = message.event
-        self.progress.apply(event)
-        self.transcript.add_event(event)
-        if event["kind"] == "files" and "solution.py" in event["changed"] and self.editor.read_only:
+        # batched: a fast agent logs events faster than the screen can be laid out once per event
+        self._pending.append(message.event)
+        if len(self._pending) == 1:
+            self.set_timer(BATCH_S, self._flush_events)
+
+    def _flush_events(self) -> None:
+        events, self._pending = self._pending, []
+        if not events:
+            return
+        for event in events:
+            self.progress.apply(event)
+            if event["kind"] in ("tool_call", "turn_end"):
+                self._agent_writing = event["kind"] == "tool_call"
+        self.transcript.add_events(events)
+        solution_changed = any(e["kind"] == "files" and "solution.py" in e["changed"] for e in events)
+        if solution_changed and self.editor.read_only:
             self.show_solution(self.progress.solution)
         self.refresh_timing()
 
@@ -124,6 +161,7 @@ class LiveScreen(SessionView):
 
     @on(LoopStateChanged)
     def _on_loop_state(self, message: LoopStateChanged) -> None:
+        self._flush_events()
         taken = message.state == LoopState.TAKEN_OVER
         if taken and self.editor.read_only:
             self.show_solution(self._disk_solution())
@@ -163,6 +201,45 @@ class LiveScreen(SessionView):
         if self._require_takeover():
             self._human("submit", self.editor.text)
 
+    def action_toggle_folds(self) -> None:
+        self.transcript.log_widget.action_toggle_folds()
+
+    def action_external_editor(self) -> None:
+        """solution.py in $EDITOR, the app suspended until it exits; the save is picked up as an outside save."""
+        if not self._require_takeover():
+            return
+        command = os.environ.get("EDITOR", "").strip()
+        if not command:
+            self.notify("$EDITOR is not set: set it to open solution.py in your editor", severity="warning")
+            return
+        if self.editor.text != self._disk_solution():
+            self.loop.human_edit(self.editor.text)  # the editor opens what the person sees
+        argv = [*shlex.split(command), str(self.loop.work / "solution.py")]
+        try:
+            with self.app.suspend():
+                code = subprocess.run(argv, check=False).returncode
+        except SuspendNotSupported:  # no terminal to hand over (headless): the editor runs without one
+            code = subprocess.run(argv, check=False, stdin=subprocess.DEVNULL, capture_output=True).returncode
+        except OSError as exc:
+            self.notify(f"cannot run $EDITOR: {exc}", severity="error")
+            return
+        if code:
+            self.notify(f"$EDITOR exited with status {code}", severity="warning")
+        self._on_outside_save()  # at once, not waiting for the watcher (which then finds nothing new)
+
+    @on(OutsideSave)
+    def _on_outside_save(self) -> None:
+        self._flush_events()
+        source = self._disk_solution()
+        if self.loop.status == LoopState.TAKEN_OVER:
+            if source != self.editor.text:
+                self.show_solution(source)
+                self.notify("solution.py saved outside the app: recorded as your edit, evaluating")
+                self._human("evaluate", source, record=True)
+        elif not self._agent_writing and source not in (self.progress.solution, self._pointed_out):
+            self._pointed_out = source
+            self.notify("solution.py changed outside the app (take over to have it evaluated)", severity="warning")
+
     def action_note(self) -> None:
         def deliver(text: str | None) -> None:
             if text and self.loop.status != LoopState.FINISHED:
@@ -172,10 +249,13 @@ class LiveScreen(SessionView):
 
     # -- workers: the loop's human_* calls write files and run evals ---------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="human")
-    def _human(self, what: str, source: str) -> None:
+    def _human(self, what: str, source: str, record: bool = False) -> None:
         self._set_busy(f"{what}…")
         try:
-            self._apply_edit(source)
+            if record:  # already on disk, saved outside the app: record it as the person's edit
+                self.loop.human_edit(source)
+            else:
+                self._apply_edit(source)
             result = self.loop.human_evaluate() if what == "evaluate" else self.loop.human_submit()
             verdict = "correct" if result is not None and result.correct else "not correct"
             self.app.call_from_thread(self.notify, f"{what}: {verdict}")

@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
 from workbench.session.history import effective
+from workbench.session.log import LogError
 from workbench.session.store import load_session
+from workbench.tui.branching import branch_session, complete_turns
+from workbench.tui.launch import LaunchError
 from workbench.tui.session_view import SessionView
 from workbench.tui.timeline import fold, last_turn, up_to_turn
+from workbench.tui.widgets.timing import TimingPanel
+
+if TYPE_CHECKING:
+    from workbench.tui.app import WorkbenchApp
 
 
 class ReplayScreen(SessionView):
@@ -22,6 +30,7 @@ class ReplayScreen(SessionView):
         Binding("home", "jump(0)", "First", priority=True),
         Binding("end", "jump(-1)", "Last", priority=True),
         Binding("r", "resume", "Resume live", show=False),
+        Binding("b", "branch", "Branch here"),
     ]
 
     def __init__(self, folder: Path) -> None:
@@ -50,6 +59,8 @@ class ReplayScreen(SessionView):
         self.transcript.clear()
         self.transcript.add_events(shown)
         self.show_solution(self.progress.solution)
+        timing = self.query_one(TimingPanel)
+        timing.history, timing.cursor = self.events, self.cursor
         self.refresh_timing()
         end = f"session ended: {self.end_reason}" if self.end_reason else "session not ended (r: resume live)"
         torn = " · a torn last line was dropped" if self.torn else ""
@@ -62,8 +73,28 @@ class ReplayScreen(SessionView):
         self.show_turn(self.last if turn < 0 else turn)
 
     def action_resume(self) -> None:
+        self._app().resume(self.folder)
+
+    def action_branch(self) -> None:
+        """A new live session (paused) with this session's turns up to the cursor's (the last complete
+        one when the cursor is on a turn cut short)."""
+        from workbench.tui.live_screen import LiveScreen
+
+        app = self._app()
+        turn = min(self.cursor, complete_turns(self.events))
+        try:
+            live = branch_session(self.folder, turn, app.sessions_root, app.script_dirs)
+        except (LaunchError, LogError, ValueError, OSError) as exc:
+            self.notify(f"cannot branch: {exc}", severity="error")
+            return
+        screen = LiveScreen(live, paused=True)
+        screen.closers = app.closers
+        app.push_screen(screen)
+        self.notify(f"branched at turn {turn}: {live.folder.name} (space: run)")
+
+    def _app(self) -> WorkbenchApp:
         from workbench.tui.app import WorkbenchApp
 
         app = self.app
         assert isinstance(app, WorkbenchApp)
-        app.resume(self.folder)
+        return app

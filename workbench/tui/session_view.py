@@ -31,6 +31,8 @@ class SessionView(Screen[None]):
         self.start = start
         self.levels = set(start.get("levels", []))
         self.progress = Progress()
+        self._loaded_tabs: set[str | None] = set()
+        self._guidance_revealed = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -40,10 +42,12 @@ class SessionView(Screen[None]):
                 with TabbedContent(id="tabs"):
                     with TabPane("Transcript", id="tab-transcript"):
                         yield Transcript(id="transcript")
+                    # Task and guidance are rendered when first shown: Markdown with code blocks
+                    # costs a few hundred ms, which opening a session should not pay.
                     with TabPane("Task", id="tab-task"):
-                        yield Markdown(self._task_markdown(), id="task-md")
+                        yield Markdown("", id="task-md")
                     with TabPane("Guidance", id="tab-guidance"):
-                        yield Markdown(self._guidance_markdown(reveal=False), id="guidance-md")
+                        yield Markdown("", id="guidance-md")
             with Vertical(id="right-pane"):
                 yield TextArea.code_editor("", language="python", read_only=True, id="editor")
                 yield TimingPanel(id="timing")
@@ -77,8 +81,22 @@ class SessionView(Screen[None]):
         self.dismiss()
 
     def action_show_guidance(self) -> None:
+        self._guidance_revealed = True
+        self._loaded_tabs.add("tab-guidance")
         self.query_one("#guidance-md", Markdown).update(self._guidance_markdown(reveal=True))
         self.query_one(TabbedContent).active = "tab-guidance"
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        pane = event.pane.id
+        if pane in self._loaded_tabs:
+            return
+        if pane == "tab-task":
+            self.query_one("#task-md", Markdown).update(self._task_markdown())
+        elif pane == "tab-guidance":
+            self.query_one("#guidance-md", Markdown).update(self._guidance_markdown(reveal=self._guidance_revealed))
+        else:
+            return
+        self._loaded_tabs.add(pane)
 
     def _task_markdown(self) -> str:
         try:

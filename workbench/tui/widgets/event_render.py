@@ -51,15 +51,50 @@ def tool_call(name: str, args: dict[str, Any]) -> RenderableType:
     return head + Text(f" {json.dumps(args)}" if args else "", style="magenta")
 
 
-def tool_result(event: Event) -> RenderableType | None:
+def tool_result(event: Event, folded: bool = True) -> RenderableType | None:
     if event["name"] in ("evaluate", "submit") and not event["is_error"]:
         return None  # its eval_result or submission event shows it, standing out
-    shown, hidden = abbreviate(event["text"], RESULT_LINES)
+    shown, hidden = abbreviate(event["text"], RESULT_LINES if folded else 10**9)
     style = "red" if event["is_error"] else "grey70"
     text = Text.assemble(("  ↳ ", style), (shown, style))
     if hidden:
-        text.append(f"\n    … {hidden} more lines", style="dim")
+        text.append(f"\n    … {hidden} more lines (click or f: unfold)", style="dim")
+    elif is_foldable(event):
+        text.append("\n    ▲ (click or f: fold)", style="dim")
     return text
+
+
+def is_foldable(event: Event) -> bool:
+    """A tool result longer than the lines shown folded."""
+    return event["kind"] == "tool_result" and event["text"].rstrip("\n").count("\n") >= RESULT_LINES
+
+
+def shows(event: Event) -> bool:
+    """Whether the transcript shows the event at all, without rendering it."""
+    kind = event["kind"]
+    if kind == "tool_result":
+        return bool(event["is_error"]) or event["name"] not in ("evaluate", "submit")
+    if kind == "model_response":
+        return any(b.get("type") == "text" and b["text"].strip() for b in event["content"])
+    if kind == "human":
+        return event.get("action") != "note_delivered"
+    return kind in _SHOWN
+
+
+def estimate_height(event: Event, folded: bool = True) -> int:
+    """About how many lines the event takes, for the scrollbar before the event is rendered."""
+    kind = event["kind"]
+    if kind == "tool_result":
+        lines = event["text"].count("\n") + 1
+        return min(lines, RESULT_LINES) + 1 if folded else lines + 1
+    if kind == "tool_call":
+        content = str((event.get("input") or {}).get("content", ""))
+        return min(content.count("\n"), CODE_LINES) + 2
+    if kind == "model_response":
+        return sum(b["text"].count("\n") + 1 for b in event["content"] if b.get("type") == "text") + 1
+    if kind in ("eval_result", "submission"):
+        return str(event.get("summary", "")).count("\n") + 3
+    return 1
 
 
 def eval_panel(event: Event) -> RenderableType:
@@ -86,8 +121,13 @@ def human(event: Event) -> RenderableType:
     return line
 
 
-def render_event(event: Event) -> RenderableType | None:
-    """The transcript's rendering of one event; None for events it does not show (files, requests)."""
+_SHOWN = {"session_start", "model_request", "tool_call", "eval_result", "submission", "interrupt", "error",
+          "model_retry", "session_resumed", "session_end"}  # fmt: skip
+
+
+def render_event(event: Event, folded: bool = True) -> RenderableType | None:
+    """The transcript's rendering of one event; None for events it does not show (files, requests).
+    A long tool result shows its first lines unless `folded` is False."""
     kind = event["kind"]
     if kind == "session_start":
         levels = ",".join(f"L{n}" for n in event.get("levels", [])) or "unguided"
@@ -101,7 +141,7 @@ def render_event(event: Event) -> RenderableType | None:
     if kind == "tool_call":
         return tool_call(event["name"], event.get("input") or {})
     if kind == "tool_result":
-        return tool_result(event)
+        return tool_result(event, folded)
     if kind in ("eval_result", "submission"):
         return eval_panel(event)
     if kind == "human":

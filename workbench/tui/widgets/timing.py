@@ -1,4 +1,4 @@
-"""The timing panel: per workload results of the last eval, and the session's counters."""
+"""The timing panel: the session's counters, its speedup over turns, and per workload results of the last eval."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from workbench.session.log import Event
+from workbench.tui.curve import speedup_curve
 from workbench.tui.timeline import Progress
+from workbench.tui.widgets.plot import SpeedupPlot
 
 
 def _us(latency: dict | None) -> str:
@@ -51,7 +54,23 @@ def counters(progress: Progress, state: str) -> Text:
 class TimingPanel(Static):
     summary = ""  # the counters as plain text
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.history: list[Event] | None = None  # set by replay: the whole log, the plot marks the cursor
+        self.cursor: int | None = None
+        self.plot = SpeedupPlot([])
+
     def show(self, progress: Progress, state: str) -> None:
         head = counters(progress, state)
         self.summary = head.plain
-        self.update(Group(head, Text(""), workloads_table(progress)))
+        events = self.history if self.history is not None else self._shown_events()
+        cursor = self.cursor if self.cursor is not None else progress.turn
+        self.plot = SpeedupPlot([("", speedup_curve(events))], cursor)
+        self.update(Group(head, Text(""), self.plot, Text(""), workloads_table(progress)))
+
+    def _shown_events(self) -> list[Event]:
+        """A live session's events so far: what its transcript has shown."""
+        from workbench.tui.widgets.transcript import Transcript
+
+        found = self.screen.query(Transcript)
+        return found.first().shown if found else []

@@ -1,46 +1,51 @@
 """The transcript: every event of a session, the model's output streaming below it as it arrives.
 
-A RichLog keeps everything (it renders only the visible lines) and follows the newest entry unless
-the person has scrolled away from the end.
+A TranscriptLog keeps every event and renders only the blocks in view (a 350-turn session opens at
+once); it follows the newest entry unless the person has scrolled away from the end. Long tool results
+are folded: a click on one, or `f` for all, unfolds them.
 """
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from workbench.agent.conversation import Delta
 from workbench.session.log import Event
-from workbench.tui.widgets.event_render import render_event
+from workbench.tui.widgets.transcript_log import TranscriptLog
+
+STREAM_S = 0.1  # the streamed text is shown at most this often
+STREAM_LINES = 7  # its last lines shown
 
 
 class Transcript(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._streaming = ""
+        self._stream_due = False
         self.shown: list[Event] = []  # the events written, for tests and for redrawing
 
     def compose(self) -> ComposeResult:
-        yield RichLog(id="transcript-log", wrap=True, markup=False, max_lines=None, min_width=40)
+        yield TranscriptLog(id="transcript-log")
         yield Static("", id="transcript-stream")
 
     @property
-    def log_widget(self) -> RichLog:
-        return self.query_one("#transcript-log", RichLog)
+    def log_widget(self) -> TranscriptLog:
+        return self.query_one("#transcript-log", TranscriptLog)
 
     def add_event(self, event: Event) -> None:
         if event["kind"] in ("model_response", "interrupt", "error"):
             self._set_stream("")  # the full response (or the cut) replaces the streamed text
-        renderable = render_event(event)
         self.shown.append(event)
-        if renderable is not None:
-            log = self.log_widget
-            log.write(renderable, scroll_end=log.is_vertical_scroll_end or log.max_scroll_y == 0)
+        self.log_widget.add([event])
 
     def add_events(self, events: list[Event]) -> None:
-        for event in events:
-            self.add_event(event)
+        if any(e["kind"] in ("model_response", "interrupt", "error") for e in events):
+            self._set_stream("")
+        self.shown.extend(events)
+        self.log_widget.add(events)
 
     def add_delta(self, delta: Delta) -> None:
         if delta.kind == "text":
@@ -56,7 +61,21 @@ class Transcript(Vertical):
         self.log_widget.clear()
 
     def _set_stream(self, text: str) -> None:
+        # shown at most every STREAM_S: each update lays the screen out again, and deltas come fast
         self._streaming = text
+        if not text:
+            self._show_stream()
+        elif not self._stream_due:
+            self._stream_due = True
+            self.set_timer(STREAM_S, self._show_stream)
+
+    def on_mount(self) -> None:
+        # a fixed height: an update then repaints the stream alone instead of laying out the screen
+        self.query_one("#transcript-stream", Static).styles.height = STREAM_LINES + 1  # and the border
+
+    def _show_stream(self) -> None:
+        self._stream_due = False
         stream = self.query_one("#transcript-stream", Static)
-        stream.update(text[-2000:])
-        stream.display = bool(text)
+        tail = self._streaming[-4000:].splitlines()[-STREAM_LINES:]
+        stream.update(Text("\n".join(tail), no_wrap=True, overflow="ellipsis"), layout=False)
+        stream.display = bool(self._streaming)

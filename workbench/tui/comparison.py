@@ -1,0 +1,102 @@
+"""Two sessions side by side, as data: each one's summary lines and the diff of their solutions.
+
+Pure (no textual), so the compare screen only lays out what this computes.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.judge import read_judgements
+from workbench.session.history import effective, rebuild
+from workbench.session.log import Event
+from workbench.session.store import load_session
+from workbench.tui.catalog import condition_of
+from workbench.tui.curve import Curve, first_correct_submission, speedup_curve
+from workbench.tui.timeline import fold, last_turn, up_to_turn
+
+SUMMARY_ROWS = ("condition", "turns", "outcome", "correct", "best speedup", "first correct submission",
+                "tokens in/out/cache", "cost", "JSdesign", "JSimpl")  # fmt: skip
+
+
+@dataclass
+class Side:
+    """One session of a comparison, read from its log."""
+
+    folder: Path
+    events: list[Event]
+    start: Event
+
+    @classmethod
+    def load(cls, folder: Path) -> Side:
+        events, start, _ = load_session(folder)
+        return cls(folder, effective(events), start)
+
+    @property
+    def condition(self) -> str:
+        return condition_of(self.start.get("levels", []))
+
+    @property
+    def session_id(self) -> str:
+        return str(self.start.get("session_id", self.folder.name))
+
+    @property
+    def ended(self) -> bool:
+        """Ended for good: its log will not grow (an interrupted one may be resumed)."""
+        end = fold(self.events).end_reason
+        return end is not None and end != "interrupted"
+
+    @property
+    def last(self) -> int:
+        return last_turn(self.events)
+
+    def curve(self) -> Curve:
+        return speedup_curve(self.events)
+
+    def solution_at(self, turn: int) -> str:
+        return fold(up_to_turn(self.events, turn)).solution
+
+    def summary(self) -> dict[str, str]:
+        progress, state = fold(self.events), rebuild(self.events)
+        curve, usage = self.curve(), progress.usage
+        if not curve.timed:
+            best = "untimed"
+        else:
+            best = f"{curve.best:.2f}x" if curve.best is not None else "–"
+        first = first_correct_submission(self.events)
+        submissions = f"{state.correct_submissions}/{state.submissions} submissions correct"
+        values = {
+            "condition": self.condition,
+            "turns": str(progress.turn),
+            "outcome": progress.end_reason or "not ended",
+            "correct": f"{'yes' if state.correct_submissions else 'no'} ({submissions})",
+            "best speedup": best,
+            "first correct submission": f"turn {first}" if first is not None else "–",
+            "tokens in/out/cache": f"{usage.input_tokens:,} / {usage.output_tokens:,} / {usage.cache_read_tokens:,}",
+            "cost": f"${progress.cost:.4f}" if progress.cost is not None else "n/a",
+        }
+        values.update(judge_scores(self.events))
+        return values
+
+
+def judge_scores(events: list[Event]) -> dict[str, str]:
+    """JSdesign and JSimpl of the latest judgement, with the per-level scores; else "not judged"."""
+    judgements = read_judgements(events)
+    if not judgements:
+        return {"JSdesign": "not judged", "JSimpl": "not judged"}
+    last = judgements[-1]
+
+    def line(mean: float, part: str) -> str:
+        levels = " ".join(f"{name} {score.score}" for name, score in sorted(last.part(part).items()))
+        return f"{mean:.1f} ({levels})"
+
+    return {"JSdesign": line(last.js_design, "design"), "JSimpl": line(last.js_impl, "implementation")}
+
+
+def solution_diff(left: str, right: str, left_name: str, right_name: str) -> str:
+    """A unified diff of two solution.py texts; empty when they are the same."""
+    lines = difflib.unified_diff(left.splitlines(keepends=True), right.splitlines(keepends=True),
+                                 f"{left_name}/solution.py", f"{right_name}/solution.py")  # fmt: skip
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

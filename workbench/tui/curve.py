@@ -1,0 +1,65 @@
+"""A session's speedup over turns, folded from its log: what the plot draws. Pure data, no textual."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.session.log import Event
+
+
+@dataclass(frozen=True)
+class TurnMark:
+    """What the evals of one turn showed."""
+
+    turn: int
+    best: float | None  # the best correct speedup of turns 1..turn; None while none was measured
+    correct: bool | None  # whether the turn's last eval was correct; None: no eval this turn
+    submitted: bool  # a submission was recorded this turn
+
+
+@dataclass(frozen=True)
+class Curve:
+    marks: list[TurnMark]  # turns 1..last
+    timed: bool  # False: no eval measured a time (interpret mode): correctness only
+
+    @property
+    def best(self) -> float | None:
+        return self.marks[-1].best if self.marks else None
+
+
+def _speedup(event: Event) -> float | None:
+    result = event["result"]
+    value = result.get("speedup_geomean")
+    return float(value) if result.get("correct") and isinstance(value, (int, float)) else None
+
+
+def _measured(event: Event) -> bool:
+    result = event["result"]
+    if isinstance(result.get("speedup_geomean"), (int, float)):
+        return True
+    return any(w.get("latency_ms") for w in result.get("workloads", []))
+
+
+def speedup_curve(events: list[Event]) -> Curve:
+    """The best correct speedup so far at each turn, with each turn's correctness and submissions."""
+    last = max((int(e["turn"]) for e in events), default=0)
+    evals = [e for e in events if e["kind"] in ("eval_result", "submission")]
+    marks, best = [], None
+    for turn in range(1, last + 1):
+        mine = [e for e in evals if e["turn"] == turn]
+        for event in mine:
+            speedup = _speedup(event)
+            if speedup is not None:
+                best = max(best or 0.0, speedup)
+        correct = bool(mine[-1]["result"].get("correct")) if mine else None
+        submitted = any(e["kind"] == "submission" for e in mine)
+        marks.append(TurnMark(turn, best, correct, submitted))
+    return Curve(marks, timed=any(_measured(e) for e in evals))
+
+
+def first_correct_submission(events: list[Event]) -> int | None:
+    """The turn of the first correct submission, or None."""
+    for event in events:
+        if event["kind"] == "submission" and event["result"].get("correct"):
+            return int(event["turn"])
+    return None

@@ -1,0 +1,163 @@
+"""TranscriptLog: a scrolling view of a session's events that renders only the blocks it shows.
+
+A 350-turn session has about 2,000 events; rendering all of them (Markdown, highlighted code) takes
+seconds. Each event becomes a block with an estimated height; a block is rendered, at the view's width,
+only when it comes into view, and its strips are cached by event. Long tool results are folded; a
+click on a block (or `f` for all of them) unfolds it.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from itertools import accumulate
+
+from rich.console import RenderableType
+from rich.segment import Segment
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Region, Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from workbench.session.log import Event
+from workbench.tui.widgets.event_render import estimate_height, is_foldable, render_event, shows
+
+
+@dataclass
+class Block:
+    event: Event
+    height: int  # estimated until rendered
+    rendered: bool = False
+
+
+class TranscriptLog(ScrollView, can_focus=True):
+    BINDINGS = [Binding("f", "toggle_folds", "Fold/unfold results")]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.blocks: list[Block] = []
+        self.unfolded: set[int] = set()  # keys of the events unfolded one by one
+        self.unfold_all = False
+        self._cache: dict[tuple[int, int, bool], list[Strip]] = {}  # (event key, width, folded) -> strips
+        self._offsets: list[int] = [0]  # the first line of each block, then the total
+        self._follow = True
+
+    # -- content ------------------------------------------------------------------------------------
+    def add(self, events_: list[Event]) -> None:
+        follow = self._follow or self.is_vertical_scroll_end or self.max_scroll_y == 0
+        for event in events_:
+            if shows(event):
+                self.blocks.append(Block(event, estimate_height(event, self.folded(event))))
+        self._relayout(follow)
+
+    def clear(self) -> None:
+        self.blocks = []
+        self._follow = True
+        self._relayout(True)
+
+    def folded(self, event: Event) -> bool:
+        return is_foldable(event) and not self.unfold_all and _key(event) not in self.unfolded
+
+    def toggle(self, event: Event) -> None:
+        self.unfolded ^= {_key(event)}
+        self._refold()
+
+    def action_toggle_folds(self) -> None:
+        self.unfold_all = not self.unfold_all
+        self.unfolded.clear()
+        self._refold()
+
+    def _refold(self) -> None:
+        for block in self.blocks:
+            if is_foldable(block.event):
+                block.rendered = False
+                block.height = estimate_height(block.event, self.folded(block.event))
+        self._relayout(self.is_vertical_scroll_end)
+
+    # -- layout -------------------------------------------------------------------------------------
+    @property
+    def _width(self) -> int:
+        return max(40, self.scrollable_content_region.width or self.size.width or 80)
+
+    def _strips(self, block: Block) -> list[Strip]:
+        folded = self.folded(block.event)
+        key = (_key(block.event), self._width, folded)
+        strips = self._cache.get(key)
+        if strips is None:
+            renderable: RenderableType | None = render_event(block.event, folded=folded)
+            console = self.app.console
+            options = console.options.update_width(self._width)
+            lines = console.render_lines(renderable, options) if renderable is not None else []
+            strips = [Strip(line) for line in lines]
+            self._cache[key] = strips
+        if not block.rendered or block.height != len(strips):
+            block.rendered, block.height = True, len(strips)
+        return strips
+
+    def _relayout(self, follow: bool) -> None:
+        if follow and self.is_mounted:  # the blocks at the end are measured so the end shows exactly
+            seen = 0
+            for block in reversed(self.blocks):
+                seen += len(self._strips(block))
+                if seen >= self.size.height:
+                    break
+        self._offsets = [0, *accumulate(block.height for block in self.blocks)]
+        self.virtual_size = Size(self._width, self._offsets[-1])
+        self._follow = follow
+        if follow:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        self.refresh()
+
+    def on_resize(self, event: events.Resize) -> None:
+        for block in self.blocks:
+            block.rendered = False
+        self._relayout(self._follow or self.is_vertical_scroll_end)
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self._follow = self.is_vertical_scroll_end
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # measure the blocks in view first: their real heights can move the ones below
+        top, bottom = self.scroll_offset.y + crop.y, self.scroll_offset.y + crop.bottom
+        changed = False
+        first = max(0, bisect_right(self._offsets, top) - 1)
+        index = first
+        while index < len(self.blocks) and self._offsets[index] < bottom:
+            block = self.blocks[index]
+            if not block.rendered:
+                before = block.height
+                self._strips(block)
+                changed |= block.height != before
+                self._offsets = [0, *accumulate(b.height for b in self.blocks)] if changed else self._offsets
+            index += 1
+        if changed:
+            self.virtual_size = Size(self._width, self._offsets[-1])
+            if self._follow:
+                self.call_after_refresh(self.scroll_end, animate=False, x_axis=False)
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        line = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        index = bisect_right(self._offsets, line) - 1
+        if 0 <= index < len(self.blocks):
+            strips = self._strips(self.blocks[index])
+            row = line - self._offsets[index]
+            if row < len(strips):
+                return strips[row].crop_extend(self.scroll_offset.x, self.scroll_offset.x + width, self.rich_style)
+        return Strip([Segment(" " * width, self.rich_style)], width)
+
+    def block_at(self, y: int) -> Block | None:
+        index = bisect_right(self._offsets, self.scroll_offset.y + y) - 1
+        return self.blocks[index] if 0 <= index < len(self.blocks) else None
+
+    def on_click(self, event: events.Click) -> None:
+        block = self.block_at(event.y)
+        if block is not None and is_foldable(block.event):
+            self.toggle(block.event)
+
+
+def _key(event: Event) -> int:
+    return int(event.get("seq", id(event)))
