@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +73,6 @@ def handle(args: argparse.Namespace) -> int:
     from workbench.session import commands
 
     return int(getattr(commands, args.command)(args))
-
-
-def print_err(message: str) -> None:
-    print(message, file=sys.stderr)
 
 
 def levels_of(text: str | None) -> set[int]:

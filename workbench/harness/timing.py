@@ -44,17 +44,16 @@ def flush_buffer(device: torch.device) -> torch.Tensor:
 @contextlib.contextmanager
 def nvtx_range(name: str) -> Iterator[None]:
     """A named range for Nsight; torch's NVTX binding, else the nvtx package, else nothing."""
-    push: Callable[[str], Any] | None = None
     pop: Callable[[], Any] | None = None
     try:
         torch.cuda.nvtx.range_push(name)
-        push, pop = torch.cuda.nvtx.range_push, torch.cuda.nvtx.range_pop
+        pop = torch.cuda.nvtx.range_pop
     except Exception:  # CPU builds have no NVTX binding
         try:
             import nvtx  # type: ignore[import-not-found]
 
             nvtx.push_range(name)
-            push, pop = nvtx.push_range, nvtx.pop_range
+            pop = nvtx.pop_range
         except Exception:
             pass
     try:
@@ -62,7 +61,6 @@ def nvtx_range(name: str) -> Iterator[None]:
     finally:
         if pop is not None:
             pop()
-        del push
 
 
 def time_function(

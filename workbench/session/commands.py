@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from workbench.agent.provider import Provider
@@ -146,7 +145,3 @@ def _describe(event: dict) -> str | None:
         details = {k: v for k, v in event.items() if k not in ("seq", "time", "turn", "kind", "result", "diff")}
         return f"[{turn:>3}] {kind}: {json.dumps(details)[:300]}"
     return None
-
-
-def main_error(message: str) -> None:
-    print(f"workbench: error: {message}", file=sys.stderr)

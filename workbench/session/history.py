@@ -10,7 +10,6 @@ counts once its `turn_end` is logged; resume and branch cut the log there.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from workbench.agent.conversation import Conversation, Message, Usage
 from workbench.session.log import Event
@@ -30,7 +29,6 @@ class SessionState:
     responses: int = 0  # model responses logged in complete turns (a scripted replay resumes after them)
     end: Event | None = None
     pending_notes: list[str] = field(default_factory=list)  # a person's notes not yet delivered
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 _BETWEEN_TURNS = {"session_start", "session_resumed", "files", "human", "error", "session_end"}

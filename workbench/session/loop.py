@@ -83,7 +83,6 @@ class AgentLoop:
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
         self._started = time.monotonic()
-        self._files = dict(state.files)
         self._takeover_source: str | None = None
         self._final_submission = False
         self._stop_reason: str | None = None  # set when a provider error ends the session
@@ -177,7 +176,7 @@ class AgentLoop:
         """The person's new solution.py (only while taken over)."""
         self._require_takeover()
         # Against the last recorded version: a save made outside the app is already on disk.
-        before = self._files.get("solution.py", self._read_solution())
+        before = self.state.files.get("solution.py", self._read_solution())
         (self.work / "solution.py").write_text(source)
         diff = "".join(difflib.unified_diff(before.splitlines(True), source.splitlines(True),
                                             "solution.py", "solution.py"))  # fmt: skip
@@ -349,10 +348,9 @@ class AgentLoop:
 
     def _record_files(self, turn: int | None = None) -> list[str]:
         now = text_files(self.work)
-        changed, deleted = diff_files(self._files, now)
+        changed, deleted = diff_files(self.state.files, now)
         if changed or deleted:
-            self._files = now
-            self.state.files = dict(now)
+            self.state.files = now
             self._log("files", turn=turn, changed=changed, deleted=deleted)
         return sorted(changed) + sorted(deleted)
 
