@@ -119,3 +119,35 @@ def test_experts_and_templates_pass_or_fail_as_they_should(name):
     assert expert.ok, expert.violations
     template = check_source(task.file("solution.py").read_text(), task.forbidden_calls)
     assert [v.rule for v in template.violations] == ["no-triton-kernel"]
+
+
+GPU_ONLY = """
+import torch
+import triton
+import triton.language as tl
+
+SCALE = 0.5
+LIMIT = tl.constexpr(448.0)
+BLOCK_ROWS = 4  # only used on the host
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    for step in tl.static_range(2):
+        shift: tl.constexpr = 8 * step
+        x = x + shift
+    tl.store(out_ptr + offs, tl.minimum(x * SCALE, LIMIT), mask=offs < n)
+
+
+def solution(x):
+    out = torch.empty_like(x)
+    scale_kernel[(triton.cdiv(x.numel(), 1024 * BLOCK_ROWS),)](x, out, x.numel(), BLOCK=1024)
+    return out
+"""
+
+
+def test_what_the_gpu_compiler_refuses_is_flagged_though_the_interpreter_runs_it():
+    found = {(v.rule, v.line) for v in check_source(GPU_ONLY).violations}
+    assert found == {("constexpr-in-loop", 16), ("non-constexpr-global", 18)}  # not LIMIT, not the host's global

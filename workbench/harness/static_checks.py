@@ -95,6 +95,7 @@ class _Checker:
         yield from self._patches()
         yield from self._kernel_launch()
         yield from self._fallbacks()
+        yield from self._gpu_compile_errors()
 
     # -- imports -------------------------------------------------------------------------------
     def _imports(self) -> Iterator[Violation]:
@@ -229,6 +230,45 @@ class _Checker:
             )
             if self._launches_in(body) or calls_launcher:
                 yield Violation("try-fallback", node.lineno, "try/except around a kernel launch (a hidden fallback)")
+
+    # -- what the CPU interpreter runs but Triton's GPU compiler refuses --------------------------
+    def _gpu_compile_errors(self) -> Iterator[Violation]:
+        """Kernels run as plain Python under the interpreter, so two things it accepts fail to compile on a
+        GPU; flagged here so an interpret-mode eval does not pass a kernel the GPU would reject."""
+        plain_globals = {}
+        for node in self.tree.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                if not _is_constexpr_call(node.value):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    plain_globals.update({t.id: node.lineno for t in targets if isinstance(t, ast.Name)})
+        for name in sorted(self.kernels):
+            fn = self.functions[name]
+            local = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+            local |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            reported = set()
+            for n in ast.walk(fn):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in plain_globals:
+                    if n.id not in local and n.id not in reported:
+                        reported.add(n.id)
+                        yield Violation("non-constexpr-global", n.lineno,
+                                        f"kernel {name} reads the module global {n.id} (line {plain_globals[n.id]}), "
+                                        f"which is not a constexpr: the GPU compiler refuses it; write "
+                                        f"{n.id} = tl.constexpr(...)")  # fmt: skip
+            in_loops = {
+                n.lineno: n
+                for loop in ast.walk(fn)
+                if isinstance(loop, (ast.For, ast.While))
+                for n in ast.walk(ast.Module(body=loop.body, type_ignores=[]))
+                if isinstance(n, ast.AnnAssign) and "constexpr" in ast.unparse(n.annotation)
+            }
+            for line, n in sorted(in_loops.items()):
+                yield Violation("constexpr-in-loop", line,
+                                f"kernel {name} declares {ast.unparse(n.target)}: tl.constexpr inside a loop; "
+                                "the GPU compiler refuses to redefine a constexpr: drop the annotation")  # fmt: skip
+
+
+def _is_constexpr_call(value: ast.expr) -> bool:
+    return isinstance(value, ast.Call) and ast.unparse(value.func).endswith("constexpr")
 
 
 def _is_triton_kernel(fn: ast.FunctionDef) -> bool:

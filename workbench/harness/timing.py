@@ -26,6 +26,7 @@ class TimingOptions:
     max_samples: int = 2000
     warmup: int = 3
     timer: str = "events"  # or "graph"
+    reference: bool = True  # time the reference too (a ladder rung compared with its expert need not)
 
 
 @dataclass
