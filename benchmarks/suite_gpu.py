@@ -1,97 +1,120 @@
-"""Evaluates every expert and every wrong solution on the GPU and prints the tables of docs/h200.md:
-per task and workload the reference and expert latency, speedup and SOL fraction; per wrong
-solution the verdict against its `# expect:` line. Saves each eval's JSON beside the tables.
+"""Evaluates every expert (and every design-ladder rung, and optionally every wrong solution) on the
+GPU, records the run as `OUT/suite.json` (what `workbench suite` reads) and prints the tables.
 
-    python benchmarks/suite_gpu.py --out DIR [--tasks T ...] [--skip-wrong]
+    python benchmarks/suite_gpu.py --out DIR [--tasks T ...] [--jobs N] [--budget S] [--no-ladders]
+                                   [--wrong | --only-wrong]
+
+Several evals run at once (--jobs): they compile and check correctness side by side, while the
+harness's GPU lock lets only one of them time at a moment, with nothing else of ours on the GPU.
+suite.json is rewritten after every eval, so a run cut short keeps everything it finished.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from workbench.cli import json_safe  # noqa: E402
-from workbench.harness import EvalOptions, EvalResult, evaluate  # noqa: E402
+from workbench.harness import EvalOptions, evaluate  # noqa: E402
 from workbench.harness.verdict import expected_verdict, verdicts  # noqa: E402
-from workbench.tasks import load_task, project_root, task_names  # noqa: E402
+from workbench.suite import (  # noqa: E402
+    add_eval,
+    load_run,
+    merge_documents,
+    new_run_document,
+    render_markdown,
+    workload_rows,
+)
+from workbench.tasks import LADDER_RUNGS, load_task, project_root, task_names  # noqa: E402
 
 
-def expert_table(results: list[EvalResult]) -> list[str]:
-    lines = [
-        "| task | workload | reference us | expert us | speedup | SOL us | SOL fraction | n |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for r in results:
-        for w in r.workloads:
-            if not w.correct or not w.latency_ms or not w.reference_ms:
-                lines.append(f"| {r.task} | {w.name} | | | INCORRECT: {w.failure} {w.error or ''} | | | |")
-                continue
-            lines.append(
-                f"| {r.task} | {w.name} | {w.reference_ms.median * 1e3:.1f} | {w.latency_ms.median * 1e3:.1f} "
-                f"| {w.speedup:.2f} | {w.sol_ms * 1e3:.1f} | {w.sol_fraction:.0%} | {w.latency_ms.n} |"
-            )
-    return lines
+def wrong_table(names: list[str], jobs: int) -> list[str]:
+    paths = [p for name in names for p in sorted((project_root() / "guidance" / name / "wrong").glob("*.py"))]
 
+    def one(path: Path) -> str:
+        task = load_task(path.parent.parent.name)
+        result = evaluate(task, path, EvalOptions(mode="cuda", seeds=2, timing={"budget_s": 0.5}))
+        found, expected = verdicts(result), expected_verdict(path)
+        ok = "yes" if expected in found and not result.correct else "NO"
+        print(f"wrong {task.name}/{path.name}: expected {expected}, got {sorted(found)}", flush=True)
+        return f"| {task.name}/{path.name} | {expected} | {', '.join(sorted(found))} | {ok} |"
 
-def wrong_table(names: list[str]) -> list[str]:
-    lines = ["| wrong solution | expected | verdict | ok |", "| --- | --- | --- | --- |"]
-    for name in names:
-        for path in sorted((project_root() / "guidance" / name / "wrong").glob("*.py")):
-            task = load_task(name)
-            result = evaluate(task, path, EvalOptions(mode="cuda", seeds=2, timing={"budget_s": 0.5}))
-            found, expected = verdicts(result), expected_verdict(path)
-            ok = "yes" if expected in found and not result.correct else "NO"
-            lines.append(f"| {name}/{path.name} | {expected} | {', '.join(sorted(found))} | {ok} |")
-            print(f"wrong {name}/{path.name}: expected {expected}, got {sorted(found)}", flush=True)
-    return lines
+    with ThreadPoolExecutor(jobs) as pool:
+        rows = list(pool.map(one, paths))
+    return ["| wrong solution | expected | verdict | ok |", "| --- | --- | --- | --- |", *rows]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--tasks", nargs="+")
-    parser.add_argument("--skip-wrong", action="store_true")
+    parser.add_argument("--jobs", type=int, default=4, help="evals at once (timing is still one at a time)")
+    parser.add_argument("--budget", type=float, default=1.0, help="timing seconds per function and workload")
+    parser.add_argument("--no-ladders", action="store_true", help="only the experts")
+    parser.add_argument("--wrong", action="store_true", help="also every wrong solution (to wrong.md)")
     parser.add_argument("--only-wrong", action="store_true", help="only the wrong solutions (to wrong.md)")
-    parser.add_argument("--budget", type=float, default=3.0, help="timing seconds per function and workload")
+    merge_help = "measure nothing: merge these runs (later ones win) into OUT/suite.json and suite.md"
+    parser.add_argument("--merge", nargs="+", type=Path, metavar="SUITE_JSON", help=merge_help)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.merge:
+        merged = merge_documents([json.loads(p.read_text()) for p in args.merge])
+        (args.out / "suite.json").write_text(json.dumps(merged, indent=1))
+        write_tables(args.out, [load_task(n) for n in task_names()])
+        return 0
     names = args.tasks or task_names()
-    if args.only_wrong:
-        lines = wrong_table(names)
+    if not args.only_wrong:
+        run_suite(args, names)
+    if args.wrong or args.only_wrong:
+        lines = wrong_table(names, args.jobs)
         (args.out / "wrong.md").write_text("\n".join(lines) + "\n")
         print("\n".join(lines))
-        return 0
-    experts = []
-    for name in names:
-        task = load_task(name)
+    return 0
+
+
+def run_suite(args: argparse.Namespace, names: list[str]) -> None:
+    command = "python benchmarks/suite_gpu.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    doc = new_run_document(time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), command)
+    suite_json, lock = args.out / "suite.json", threading.Lock()
+    tasks = [load_task(name) for name in names]
+    # every expert first, then the ladders' lower rungs: a run cut short has the suite's table whole
+    jobs = [(task, "expert", task.expert_path) for task in tasks]
+    if not args.no_ladders:
+        jobs += [(task, r, p) for task in tasks for r, p in task.ladder if r != "expert"]
+
+    def one(job: tuple) -> None:
+        task, rung, path = job
         started = time.perf_counter()
-        result = evaluate(task, task.expert_path, EvalOptions(mode="cuda", timing={"budget_s": args.budget}))
-        wall = time.perf_counter() - started
-        (args.out / f"expert-{name}.json").write_text(json.dumps(json_safe(result.to_dict()), indent=1))
-        experts.append(result)
-        print(f"expert {name}: {'correct' if result.correct else 'NOT CORRECT'} in {wall:.0f} s; "
+        # A rung is compared with its expert, whose eval times the reference: no need to time it again.
+        timing = {"budget_s": args.budget, "reference": rung == "expert"}
+        result = evaluate(task, path, EvalOptions(mode="cuda", seeds=3 if rung == "expert" else 2, timing=timing))
+        with lock:
+            add_eval(doc, task.name, rung, json_safe(result.to_dict()))
+            suite_json.write_text(json.dumps(doc, indent=1))
+        state = "correct" if result.correct else "NOT CORRECT"
+        print(f"{task.name}/{rung}: {state} in {time.perf_counter() - started:.0f} s; "
               + "; ".join(w.summary() for w in result.workloads) + (f" error: {result.error}" if result.error else ""),
               flush=True)  # fmt: skip
-    device = next((r.device for r in experts if r.device), None)
-    ceilings = next((r.ceilings for r in experts if r.ceilings), None)
-    lines = [f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {device.name if device else '?'} "
-             f"(driver {device.driver if device else '?'}, torch {device.torch if device else '?'}, "
-             f"triton {device.triton if device else '?'}) with `python benchmarks/suite_gpu.py`.", ""]  # fmt: skip
-    if ceilings:
-        lines += [f"SOL ceilings: {ceilings['bandwidth_gbps']:.0f} GB/s copy, {ceilings['matmul_tflops']:.0f} "
-                  f"TFLOP/s bf16 matmul ({ceilings['method']}).", ""]  # fmt: skip
-    lines += expert_table(experts)
-    if not args.skip_wrong:
-        lines += ["", *wrong_table(names)]
-    table = "\n".join(lines)
-    (args.out / "suite.md").write_text(table + "\n")
+
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for future in [pool.submit(one, job) for job in jobs]:
+            future.result()
+    write_tables(args.out, tasks)
+
+
+def write_tables(out: Path, tasks: list) -> None:
+    run = load_run(out / "suite.json")
+    table = render_markdown(run, workload_rows(run, tasks), LADDER_RUNGS)
+    (out / "suite.md").write_text(table)
     print(table)
-    return 0
 
 
 if __name__ == "__main__":

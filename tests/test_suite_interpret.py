@@ -1,5 +1,6 @@
-"""Acceptance in interpret mode: every expert passes every interpret workload, and every known-bad
-solution in guidance/*/wrong/ is rejected for the reason its `# expect:` line gives."""
+"""Acceptance in interpret mode: every expert and every design-ladder rung passes every interpret
+workload, and every known-bad solution in guidance/*/wrong/ is rejected for the reason its
+`# expect:` line gives."""
 
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from workbench.tasks import load_task, task_names
 
 TASKS = task_names(REPO)
 WRONG = sorted((REPO / "guidance").glob("*/wrong/*.py"))
+RUNGS = [(name, rung, path) for name in TASKS for rung, path in load_task(name, REPO).ladder if rung != "expert"]
 
 
 @pytest.mark.parametrize("name", TASKS)
@@ -31,3 +33,14 @@ def test_wrong_solution_is_rejected_for_its_reason(path: Path):
     assert not result.correct
     found = verdicts(result)
     assert expected in found, f"expected {expected}, got {found}: {[w.summary() for w in result.workloads]}"
+
+
+@pytest.mark.parametrize(("name", "rung", "path"), RUNGS, ids=lambda v: v if isinstance(v, str) else "")
+def test_ladder_rung_passes_every_interpret_workload(name, rung, path):
+    task = load_task(name, REPO)
+    result = evaluate(task, path, EvalOptions(mode="interpret", seeds=2, timeout_s=600))
+    assert result.correct, [w.summary() for w in result.workloads] or result.error or result.static.violations
+
+
+def test_ladders_are_kept_for_at_least_eight_tasks():
+    assert len({name for name, _, _ in RUNGS}) >= 8

@@ -51,6 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_judge_parser(sub)
     add_bench_parsers(sub)
 
+    su = sub.add_parser("suite", help="the suite's expert latencies, speedups, SOL and ladders from a recorded GPU run")
+    su.add_argument("--run", type=Path, help="a suite.json (default: the latest under docs/runs/)")
+    su.add_argument("--json", action="store_true")
+
     sc = sub.add_parser("score", help="per-task speedup and Sperf from saved `eval --json` results")
     sc.add_argument("results", nargs="+", type=Path, help="eval result JSON files")
     sc.add_argument("--baseline", type=Path, help="baseline latencies (task -> workload -> ms)")
@@ -71,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
             return _eval(args.task, args.solution, args)
         if args.command == "score":
             return _score(args)
+        if args.command == "suite":
+            return _suite(args)
         if args.command in ("bench", "report"):
             from workbench.bench.cli import handle as bench
 
@@ -108,6 +114,31 @@ def _tasks(args: argparse.Namespace) -> int:
         for w in task.workloads:
             flag = " [interpret]" if w.interpret else ""
             print(f"  - {w.name}: {w.describe()}{flag}")
+    return EXIT_OK
+
+
+def _suite(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from workbench.suite import SuiteRunError, latest_run, load_run, render_markdown, summary, workload_rows
+    from workbench.tasks import LADDER_RUNGS
+
+    path = args.run or latest_run(project_root())
+    if path is None:
+        runs = project_root() / "docs" / "runs"
+        raise UsageError(f"no recorded suite run under {runs}: run benchmarks/suite_gpu.py on a GPU")
+    try:
+        run = load_run(path)
+    except SuiteRunError as exc:
+        raise UsageError(str(exc)) from None
+    rows = workload_rows(run, _load_all())
+    if args.json:
+        doc = {"run": str(path), "measured_on": run.where(), "measured_at": run.measured_at, "device": run.device,
+               "ceilings": run.ceilings, "command": run.command, "summary": summary(rows),
+               "workloads": [asdict(r) for r in rows]}  # fmt: skip
+        print(json.dumps(json_safe(doc), indent=2))
+    else:
+        print(render_markdown(run, rows, LADDER_RUNGS), end="")
     return EXIT_OK
 
 

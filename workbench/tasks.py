@@ -15,6 +15,10 @@ _WORKLOAD_META = ("name", "seed", "interpret", "note")
 _DTYPES = set(ITEMSIZES)
 
 
+# A design ladder's rungs below the expert: no guidance, then L1, then L1 and L2 (docs/task-format.md).
+LADDER_RUNGS = ("plain", "l1", "l1_l2")
+
+
 class TaskFormatError(ValueError):
     """A task folder that does not follow docs/task-format.md; the message names the file and field."""
 
@@ -71,6 +75,16 @@ class Task:
     @property
     def expert_path(self) -> Path | None:
         return self.guidance_path / "expert.py" if self.guidance_path else None
+
+    @property
+    def ladder(self) -> list[tuple[str, Path]]:
+        """The design ladder, lowest rung first: the rungs under guidance/<name>/ladder/ that exist,
+        then the expert (every level). Empty when the task keeps no ladder."""
+        if self.guidance_path is None or not (self.guidance_path / "ladder").is_dir():
+            return []
+        rungs = [(r, self.guidance_path / "ladder" / f"{r}.py") for r in LADDER_RUNGS]
+        present = [(r, path) for r, path in rungs if path.is_file()]
+        return [*present, ("expert", self.guidance_path / "expert.py")] if present else []
 
 
 def project_root() -> Path:

@@ -1,0 +1,53 @@
+"""Ladder rung L1: the anti-diagonal wavefront, three diagonals live.
+
+Adds over plain.py: L1.1 (sweep anti-diagonals d = i + j instead of rows: the cells of a diagonal
+are independent, so there is no scan per row; only the diagonals d-1 and d-2 are needed) and L1.2
+(per-pair work: la + lb diagonals, boundaries computed, not stored). The one-lane shift of the
+previous diagonal goes through a small global scratch ring (two slots per pair) with a barrier per
+diagonal: no L2 item (on-chip exchange), no L3 tuning.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+BIG = tl.constexpr(1 << 14)  # value of not-yet-started cells (j < 0); never read by a real cell
+
+
+@triton.jit
+def _lev_wavefront_kernel(a_ptr, a_len_ptr, b_ptr, b_len_ptr, ring_ptr, out_ptr, L, BLOCK: tl.constexpr):
+    # Lane k holds row i = k + 1; on diagonal d it computes D[i][d - i]. Row 0 and column 0 are
+    # the boundaries D[0][j] = j and D[i][0] = i. Traffic: la + lb tokens read, 4 bytes written.
+    p = tl.program_id(0).to(tl.int64)
+    la = tl.load(a_len_ptr + p).to(tl.int32)
+    lb = tl.load(b_len_ptr + p).to(tl.int32)
+    k = tl.arange(0, BLOCK)
+    i = k + 1
+    a_tok = tl.load(a_ptr + p * L + k, mask=k < la, other=-1)
+    ring = ring_ptr + p * 2 * BLOCK
+    left = tl.full([BLOCK], BIG, tl.int32)  # diagonal d-1, same lane: D[i][j-1]
+    up = tl.full([BLOCK], BIG, tl.int32)  # diagonal d-1, lane k-1: D[i-1][j]
+    for d in range(1, la + lb + 1):
+        j = d - i
+        b_tok = tl.load(b_ptr + p * L + j - 1, mask=(j >= 1) & (j <= lb), other=-2)
+        diag = up  # diagonal d-2, lane k-1: D[i-1][j-1]
+        # lane k-1 of diagonal d-1, stored by another thread before the last barrier
+        up = tl.load(ring + ((d - 1) % 2) * BLOCK + k - 1, mask=k >= 1, other=0)
+        up = tl.where(k == 0, d - 1, up)
+        cur = tl.minimum(tl.minimum(up, left) + 1, diag + (a_tok != b_tok).to(tl.int32))
+        left = tl.where(j == 0, i, tl.where(j < 0, BIG, cur))
+        # slot d % 2 was last read on diagonal d - 1, before the previous barrier
+        tl.store(ring + (d % 2) * BLOCK + k, left)
+        tl.debug_barrier()
+    dist = tl.sum(tl.where(k == la - 1, left, 0), axis=0)
+    tl.store(out_ptr + p, tl.where(la == 0, lb, dist))
+
+
+def solution(a: torch.Tensor, a_len: torch.Tensor, b: torch.Tensor, b_len: torch.Tensor) -> torch.Tensor:
+    assert a.shape == b.shape and a.is_contiguous() and b.is_contiguous()
+    batch, length = a.shape
+    dist = torch.empty(batch, dtype=torch.int32, device=a.device)
+    block = max(16, triton.next_power_of_2(length))
+    ring = torch.empty((batch, 2, block), dtype=torch.int32, device=a.device)
+    _lev_wavefront_kernel[(batch,)](a, a_len, b, b_len, ring, dist, length, BLOCK=block, num_warps=4)
+    return dist

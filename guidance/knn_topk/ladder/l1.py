@@ -1,0 +1,200 @@
+"""Ladder rung L1: the distance GEMM with the top-k selection fused into its tile loop.
+
+Adds over plain.py: L1.1 (|q|^2 + |k|^2 - 2 q.k, the cross term on tensor cores with tl.dot, the norms
+computed once per vector in a pre-pass) and L1.2 (a running top-k list per query in registers, packed
+(distance bits, index) int64 keys, a threshold compare per distance and at most min(survivors, k)
+insertion passes per tile; the M x N distance matrix is never written). One program per block of 64
+queries walks all N keys; a small second kernel sorts each query's list into the output.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+BLOCK_M = 64  # one Hopper warpgroup MMA tile in M
+BLOCK_N = 64
+MERGE_KEYS = 4096  # int64 keys per merge program: 32 registers per thread at 4 warps
+
+
+@triton.jit
+def _sqnorm_kernel(x_ptr, out_ptr, rows, D, BLOCK_R: tl.constexpr, BLOCK_D: tl.constexpr):
+    # |x_r|^2 in fp32 (exact: integer entries, sums below 2^24). rows * D * itemsize read once.
+    offs_r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    mask_r = offs_r < rows
+    acc = tl.zeros([BLOCK_R], dtype=tl.float32)
+    for d0 in range(0, D, BLOCK_D):
+        offs_d = d0 + tl.arange(0, BLOCK_D)
+        x = tl.load(
+            x_ptr + offs_r.to(tl.int64)[:, None] * D + offs_d[None, :],
+            mask=mask_r[:, None] & (offs_d[None, :] < D),
+            other=0.0,
+        ).to(tl.float32)
+        acc += tl.sum(x * x, axis=1)
+    tl.store(out_ptr + offs_r, acc, mask=mask_r)
+
+
+@triton.jit
+def _empty_list(BLOCK_M: tl.constexpr, K_SEL: tl.constexpr, K_PAD: tl.constexpr):
+    """[BLOCK_M, K_PAD] int64 keys: K_SEL distinct 'empty' keys (distance +inf) that any candidate beats,
+    then K_PAD - K_SEL padding slots of -1 that are never the worst, so never replaced."""
+    slot = tl.arange(0, K_PAD)
+    empty = (tl.full([K_PAD], 0x7F800000, tl.int64) << 32) + slot.to(tl.int64)
+    init = tl.where(slot < K_SEL, empty, -1)
+    return tl.broadcast_to(init[None, :], [BLOCK_M, K_PAD])
+
+
+@triton.jit
+def _insert_survivors(dist, offs_n, lst, tau, K_SEL: tl.constexpr):
+    """Insert every distance of the tile that beats its row's tau into the row's list; returns (lst, tau).
+
+    dist: [BLOCK_M, BLOCK_N] fp32 (+inf for masked keys); offs_n: [BLOCK_N] key indices, all larger than
+    any index already in lst; lst: [BLOCK_M, K_PAD] int64 keys; tau: [BLOCK_M] fp32 k-th distance.
+    """
+    surv = dist < tau[:, None]
+    # Passes extract each row's survivors in increasing order, and only a tile's K_SEL smallest can
+    # enter the list: at most K_SEL passes (the first tile of a slice), usually zero or one later on.
+    n_pass = tl.minimum(tl.max(tl.sum(surv.to(tl.int32), axis=1), axis=0), K_SEL)
+    cand = tl.where(surv, dist, float("inf"))
+    for _ in range(n_pass):
+        best_d = tl.min(cand, axis=1)
+        best_n = tl.min(tl.where(cand == best_d[:, None], offs_n[None, :], 2147483647), axis=1)
+        take = best_d < tau
+        key = (best_d.to(tl.int32, bitcast=True).to(tl.int64) << 32) | best_n.to(tl.int64)
+        worst = tl.max(lst, axis=1)
+        lst = tl.where((lst == worst[:, None]) & take[:, None], key[:, None], lst)
+        tau = (tl.max(lst, axis=1) >> 32).to(tl.int32).to(tl.float32, bitcast=True)
+        cand = tl.where((offs_n[None, :] == best_n[:, None]) | (cand >= tau[:, None]), float("inf"), cand)
+    return lst, tau
+
+
+@triton.jit
+def _knn_slice_kernel(
+    q_ptr,
+    k_ptr,
+    qn_ptr,
+    kn_ptr,
+    part_ptr,
+    M,
+    N,
+    D,
+    slice_len,
+    n_split,
+    K_SEL: tl.constexpr,
+    K_PAD: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_D: tl.constexpr,
+    MMA_F16: tl.constexpr,
+):
+    # Program (query block, key slice). Reads BLOCK_M * D query entries once and its slice of keys
+    # (slice_len * D, an L2 hit for all but the first of the query blocks sharing the slice); writes
+    # BLOCK_M * K_PAD int64 keys.
+    pid_m = tl.program_id(0)
+    pid_s = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    mask_m = offs_m < M
+    offs_d = tl.arange(0, BLOCK_D)
+    q_rows = q_ptr + offs_m.to(tl.int64)[:, None] * D
+    qn = tl.load(qn_ptr + offs_m, mask=mask_m, other=0.0)
+
+    lst = _empty_list(BLOCK_M, K_SEL, K_PAD)
+    tau = tl.full([BLOCK_M], float("inf"), tl.float32)
+    n_lo = pid_s * slice_len
+    n_hi = tl.minimum(n_lo + slice_len, N)
+    for n0 in range(n_lo, n_hi, BLOCK_N):
+        offs_n = n0 + tl.arange(0, BLOCK_N)
+        mask_n = offs_n < n_hi
+        k_cols = k_ptr + offs_n.to(tl.int64)[None, :] * D
+        acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+        for d0 in range(0, D, BLOCK_D):
+            dd = d0 + offs_d
+            qc = tl.load(q_rows + dd[None, :], mask=mask_m[:, None] & (dd[None, :] < D), other=0.0)
+            kt = tl.load(k_cols + dd[:, None], mask=mask_n[None, :] & (dd[:, None] < D), other=0.0)
+            if MMA_F16:
+                qc = qc.to(tl.float16)
+                kt = kt.to(tl.float16)
+            acc = tl.dot(qc, kt, acc)
+        kn = tl.load(kn_ptr + offs_n, mask=mask_n, other=float("inf"))
+        dist = tl.maximum(qn[:, None] + kn[None, :] - 2.0 * acc, 0.0)
+        lst, tau = _insert_survivors(dist, offs_n, lst, tau, K_SEL)
+
+    slot = tl.arange(0, K_PAD)
+    dst = part_ptr + (offs_m.to(tl.int64)[:, None] * n_split + pid_s) * K_PAD + slot[None, :]
+    tl.store(dst, lst, mask=mask_m[:, None])
+
+
+@triton.jit
+def _knn_merge_kernel(part_ptr, idx_ptr, dist_ptr, M, n_cand, K_SEL: tl.constexpr, K_PAD: tl.constexpr,
+                      BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):  # fmt: skip
+    # BLOCK_R queries per program: n_cand = n_split * K_PAD partial keys in (8 bytes each), k results out.
+    offs_r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    mask_r = offs_r < M
+    offs_c = tl.arange(0, BLOCK_C)
+    keys = tl.load(
+        part_ptr + offs_r.to(tl.int64)[:, None] * n_cand + offs_c[None, :],
+        mask=mask_r[:, None] & (offs_c[None, :] < n_cand),
+        other=-1,
+    )
+    keys = tl.where(keys < 0, 9223372036854775807, keys)  # padding slots and lanes never win
+    # k passes of a row minimum: k * n_cand compares per query, a few microseconds in all, and no
+    # shuffle network as a bitonic sort of n_cand keys would need.
+    out = offs_r.to(tl.int64) * K_SEL
+    for j in tl.static_range(K_SEL):
+        best = tl.min(keys, axis=1)
+        keys = tl.where(keys == best[:, None], 9223372036854775807, keys)
+        tl.store(idx_ptr + out + j, best.to(tl.int32).to(tl.int64), mask=mask_r)  # low 32 bits: the index
+        tl.store(dist_ptr + out + j, (best >> 32).to(tl.int32).to(tl.float32, bitcast=True), mask=mask_r)
+
+
+def _sqnorms(x: torch.Tensor) -> torch.Tensor:
+    rows, D = x.shape
+    out = torch.empty(rows, dtype=torch.float32, device=x.device)
+    _sqnorm_kernel[(triton.cdiv(rows, 128),)](x, out, rows, D, BLOCK_R=128, BLOCK_D=128, num_warps=8)
+    return out
+
+
+def solution(queries: torch.Tensor, keys: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    assert queries.ndim == 2 and keys.ndim == 2 and queries.shape[1] == keys.shape[1]
+    assert queries.dtype == keys.dtype and queries.is_contiguous() and keys.is_contiguous()
+    M, D = queries.shape
+    N = keys.shape[0]
+    assert 1 <= k <= 32 and N >= k and N < 2**31
+    idx = torch.empty((M, k), dtype=torch.int64, device=queries.device)
+    dist = torch.empty((M, k), dtype=torch.float32, device=queries.device)
+
+    qn, kn = _sqnorms(queries), _sqnorms(keys)
+    block_d = min(32, max(16, triton.next_power_of_2(D)))
+    k_pad = max(8, triton.next_power_of_2(k))
+
+    m_blocks = triton.cdiv(M, BLOCK_M)
+    n_tiles = triton.cdiv(N, BLOCK_N)
+    n_split = 1  # one program per query block walks every key
+    slice_len = n_tiles * BLOCK_N
+
+    part = torch.empty(M * n_split * k_pad, dtype=torch.int64, device=queries.device)
+    _knn_slice_kernel[(m_blocks, n_split)](
+        queries,
+        keys,
+        qn,
+        kn,
+        part,
+        M,
+        N,
+        D,
+        slice_len,
+        n_split,
+        K_SEL=k,
+        K_PAD=k_pad,
+        BLOCK_M=BLOCK_M,
+        BLOCK_N=BLOCK_N,
+        BLOCK_D=block_d,
+        MMA_F16=False,
+        num_warps=4,
+    )
+    n_cand = n_split * k_pad
+    block_c = triton.next_power_of_2(n_cand)
+    block_r = max(1, min(MERGE_KEYS // block_c, triton.next_power_of_2(M)))
+    _knn_merge_kernel[(triton.cdiv(M, block_r),)](
+        part, idx, dist, M, n_cand, K_SEL=k, K_PAD=k_pad, BLOCK_R=block_r, BLOCK_C=block_c, num_warps=4
+    )
+    return idx, dist

@@ -1,0 +1,137 @@
+"""Stream compaction (masked select) in one pass: tile counts, a decoupled look-back for the tile's
+output offset, and an in-tile prefix sum that scatters the survivors in order.
+
+selected = values[mask] (order preserved), count = number of true mask entries.
+
+The problem is a copy with a data-dependent destination. The floor is one read of the mask (1 byte /
+element), a read of the values that survive (with sector granularity: every value at density >= ~1/8,
+only ~8% of the fp32 sectors at 1%) and one write of the survivors. The textbook form is three kernels
+(count per tile, scan of the counts, scatter), which reads the mask twice: at 1% density that is ~2.3
+instead of ~1.35 bytes / element. This kernel fuses the three, like CUB's single-pass select:
+
+1. A program takes a tile of TILE elements. Its tile index comes from an atomic ticket, not
+   program_id, so every tile it may wait on was handed out earlier and is already running: no
+   deadlock whatever order the hardware starts programs in.
+2. It loads the mask tile (TILE bytes, 16-byte vectors), counts the survivors and publishes the count
+   at once in a 64-bit status word: flag in the high half (1 = tile count only, 2 = inclusive prefix),
+   value in the low half, written with one atomic so value and flag are seen together (no fence).
+3. It issues the loads of the surviving values (masked: sectors with no survivor are never read), then
+   looks back over its predecessors' status words, WINDOW at a time, summing tile counts until it
+   meets an inclusive prefix; it publishes its own inclusive prefix.
+4. The in-tile exclusive prefix sum of the mask gives each survivor its slot: base + rank. The
+   survivors of a tile land in one contiguous run of the output, so the stores coalesce.
+The last tile writes the total count; the host reads it once (.item(), the only sync) to return a
+view of the first count elements of an N-element buffer.
+
+Side traffic: one 8-byte status word per TILE elements (zeroed by a memset), ~0.1% of the mask bytes.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+_AGGREGATE = tl.constexpr(1)
+_INCLUSIVE = tl.constexpr(2)
+
+
+@triton.jit
+def _compact_kernel(
+    values_ptr,
+    mask_ptr,  # uint8 view of the bool mask
+    out_ptr,
+    status_ptr,  # [num_tiles] int64, zeroed: (flag << 32) | value
+    ticket_ptr,  # [1] int32, zeroed
+    count_ptr,  # 0-d int64
+    n,
+    num_tiles,
+    TILE: tl.constexpr,
+    WINDOW: tl.constexpr,
+):
+    # dynamic tile order: tiles with smaller tickets are already resident when we wait on them
+    tile = tl.atomic_add(ticket_ptr, 1)
+    offs = tile * TILE + tl.arange(0, TILE)
+    in_bounds = offs < n
+
+    # the one read of the mask: 1 byte / element
+    keep = tl.load(mask_ptr + offs, mask=in_bounds, other=0, eviction_policy="evict_first") != 0
+    keep_i = keep.to(tl.int32)
+    local = tl.sum(keep_i, axis=0).to(tl.int64)
+
+    # publish this tile's count at once (tile 0's count is already its inclusive prefix)
+    if tile == 0:
+        tl.atomic_xchg(status_ptr + tile, (_INCLUSIVE << 32) | local, sem="relaxed")
+    else:
+        tl.atomic_xchg(status_ptr + tile, (_AGGREGATE << 32) | local, sem="relaxed")
+
+    # issue the survivors' loads before waiting: a sector with no survivor is not read at all
+    vals = tl.load(values_ptr + offs, mask=keep, eviction_policy="evict_first")
+    # in-tile rank of each survivor (exclusive prefix sum of the mask)
+    rank = tl.cumsum(keep_i, axis=0) - keep_i
+
+    # decoupled look-back: sum predecessors' counts, WINDOW words per probe, up to an inclusive prefix
+    k = tl.arange(0, WINDOW)
+    base = local * 0
+    j0 = tile - 1
+    done = (tile == 0).to(tl.int32)
+    while done == 0:
+        j = j0 - k
+        valid = j >= 0
+        word = tl.atomic_add(status_ptr + j, 0, mask=valid, sem="relaxed")
+        # tiles before 0 read as an inclusive prefix of 0
+        word = tl.where(valid, word, _INCLUSIVE << 32)
+        flag = (word >> 32).to(tl.int32)
+        value = word.to(tl.int32).to(tl.int64)  # the low half; counts < 2^31
+        first_incl = tl.min(tl.where(flag == _INCLUSIVE, k, WINDOW), axis=0)
+        upto = k <= first_incl
+        # every word up to the nearest inclusive one must be published (flag != 0)
+        ready = tl.min(tl.where(upto, flag, 1), axis=0) > 0
+        if ready:
+            base += tl.sum(tl.where(upto, value, 0), axis=0)
+            # stop at an inclusive word; otherwise all WINDOW were tile counts: probe the next window
+            done = (first_incl < WINDOW).to(tl.int32)
+            j0 -= WINDOW
+
+    if tile > 0:
+        tl.atomic_xchg(status_ptr + tile, (_INCLUSIVE << 32) | (base + local), sem="relaxed")
+    if tile == num_tiles - 1:
+        tl.store(count_ptr, base + local)
+
+    # the one write of the survivors, a contiguous run starting at base
+    tl.store(out_ptr + (base + rank), vals, mask=keep)
+
+
+# 8192 elements per tile: 32 per thread at 8 warps (two 16-byte mask vectors, eight fp32 vectors),
+# 32768 tiles at N = 2^28, so the status words stay ~0.1% of the traffic
+_TILE = 8192
+_WINDOW = 32
+_NUM_WARPS = 8
+
+
+def solution(values, mask):
+    assert values.dim() == 1 and mask.shape == values.shape and mask.dtype == torch.bool
+    assert values.is_contiguous() and mask.is_contiguous()
+    n = values.numel()
+    assert n < 2**31, "int32 element offsets"
+    out = torch.empty_like(values)
+    count = torch.zeros((), dtype=torch.int64, device=values.device)
+    if n == 0:
+        return out, count
+
+    num_tiles = triton.cdiv(n, _TILE)
+    status = torch.zeros(num_tiles, dtype=torch.int64, device=values.device)
+    ticket = torch.zeros(1, dtype=torch.int32, device=values.device)
+    _compact_kernel[(num_tiles,)](
+        values,
+        mask.view(torch.uint8),
+        out,
+        status,
+        ticket,
+        count,
+        n,
+        num_tiles,
+        TILE=_TILE,
+        WINDOW=_WINDOW,
+        num_warps=_NUM_WARPS,
+    )
+    # the output length is data-dependent: one scalar read, then a view
+    return out[: int(count.item())], count

@@ -1,0 +1,104 @@
+"""Viterbi decoding with one program per chain: the max-plus recurrence stays on chip for all T steps.
+
+score_t[j] = max_i(score_{t-1}[i] + trans[i, j]) + em[t, j]; path by backtrace; first index on ties.
+
+* The recurrence is a max-plus matrix-vector product per step: the [S, S] transition matrix is loaded
+  once into registers and the score vector never leaves the program; each step reads one emission
+  row (S * 4 bytes) and writes one row of backpointers. Backpointers are int8 (S <= 128) or int16:
+  B * T * S bytes written and T bytes read back, against 4 * B * T * S of emissions.
+* One program owns a whole chain, forward pass and backtrace: no second launch, no state or
+  backpointer round trip through the host, and the backpointers it reads back are the ones it just
+  wrote (L2-resident). The backtrace is a chain of T dependent scalar loads.
+* No per-step layout shuffle: the reduction result of a step has the layout of the reduced axis'
+  complement. Steps alternate between trans[prev, next] (reduce axis 0, result along columns) and a
+  transposed copy trans_t[next, prev] (reduce axis 1, result along rows), so each step's result is
+  already laid out to broadcast into the next step's tile. The emission rows of a step pair are
+  loaded at the top of the iteration so their latency hides under the two reductions.
+* Warps scale with the tile (both copies of the matrix live in registers, ~64 per thread).
+
+Traffic per chain: T * S * 4 (emissions) + S * S * 4 (transitions, from L2 after the first chain)
++ (T - 1) * S * bp bytes written + T * bp bytes read + T * 8 (path) + 4 (score).
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _viterbi_kernel(
+    em_ptr,
+    trans_ptr,
+    bp_ptr,
+    path_ptr,
+    score_ptr,
+    T,
+    S,
+    BLOCK_S: tl.constexpr,
+    BP_DTYPE: tl.constexpr,
+):
+    b = tl.program_id(0).to(tl.int64)
+    rows = tl.arange(0, BLOCK_S)
+    cols = tl.arange(0, BLOCK_S)
+    row_ok = rows < S
+    col_ok = cols < S
+    tile_ok = row_ok[:, None] & col_ok[None, :]
+    # trans[i, j] with i (previous) along rows; trans_t[j, i] with j (next) along rows.
+    trans = tl.load(trans_ptr + rows[:, None] * S + cols[None, :], mask=tile_ok, other=float("-inf"))
+    trans_t = tl.load(trans_ptr + cols[None, :] * S + rows[:, None], mask=tile_ok, other=float("-inf"))
+
+    em_row = em_ptr + b * T * S
+    bp_row = bp_ptr + b * T * S
+    # The score vector indexed along columns (it broadcasts over rows of trans_t).
+    score_c = tl.load(em_row + cols, mask=col_ok, other=float("-inf"))
+    for p in range(0, (T - 1) // 2):
+        t = 1 + 2 * p
+        em_r = tl.load(em_row + t * S + rows, mask=row_ok, other=float("-inf"))
+        em_c = tl.load(em_row + (t + 1) * S + cols, mask=col_ok, other=float("-inf"))
+        # step t: cand[j, i] = score[i] + trans[i, j]; best over i (axis 1), ties to the lowest i
+        best_r, arg_r = tl.max(score_c[None, :] + trans_t, axis=1, return_indices=True)
+        tl.store(bp_row + t * S + rows, arg_r.to(BP_DTYPE), mask=row_ok)
+        score_r = best_r + em_r
+        # step t + 1: cand[i, j] = score[i] + trans[i, j]; best over i (axis 0)
+        best_c, arg_c = tl.max(score_r[:, None] + trans, axis=0, return_indices=True)
+        tl.store(bp_row + (t + 1) * S + cols, arg_c.to(BP_DTYPE), mask=col_ok)
+        score_c = best_c + em_c
+
+    if (T - 1) % 2 == 1:
+        # an odd number of steps: the last one lands along rows
+        em_r = tl.load(em_row + (T - 1) * S + rows, mask=row_ok, other=float("-inf"))
+        best_r, arg_r = tl.max(score_c[None, :] + trans_t, axis=1, return_indices=True)
+        tl.store(bp_row + (T - 1) * S + rows, arg_r.to(BP_DTYPE), mask=row_ok)
+        best, last = tl.max(best_r + em_r, axis=0, return_indices=True)
+    else:
+        best, last = tl.max(score_c, axis=0, return_indices=True)
+    tl.store(score_ptr + b, best)
+
+    # The backpointers were stored by other threads of this program: make them visible first.
+    tl.debug_barrier()
+    path_row = path_ptr + b * T
+    state = last.to(tl.int32)
+    tl.store(path_row + T - 1, state.to(tl.int64))
+    for k in range(1, T):
+        t = T - k
+        state = tl.load(bp_row + t * S + state).to(tl.int32)
+        tl.store(path_row + t - 1, state.to(tl.int64))
+
+
+def solution(emissions: torch.Tensor, transitions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    assert emissions.ndim == 3 and emissions.is_contiguous() and emissions.dtype == torch.float32
+    batch, steps, states = emissions.shape
+    assert transitions.shape == (states, states) and transitions.is_contiguous()
+    path = torch.empty((batch, steps), dtype=torch.int64, device=emissions.device)
+    score = torch.empty(batch, dtype=torch.float32, device=emissions.device)
+    # Backpointers: one byte per (step, state) while indices fit in int8, else two.
+    bp_torch, bp_tl = (torch.int8, tl.int8) if states <= 128 else (torch.int16, tl.int16)
+    backptr = torch.empty((batch, steps, states), dtype=bp_torch, device=emissions.device)
+    block_s = max(16, triton.next_power_of_2(states))
+    # two [BLOCK_S, BLOCK_S] fp32 copies of the matrix at ~64 registers per thread
+    num_warps = min(16, max(1, 2 * block_s * block_s // (32 * 64)))
+    _viterbi_kernel[(batch,)](
+        emissions, transitions, backptr, path, score, steps, states,
+        BLOCK_S=block_s, BP_DTYPE=bp_tl, num_warps=num_warps,
+    )  # fmt: skip
+    return path, score

@@ -1,0 +1,28 @@
+"""Inputs for viterbi_maxplus: CRF/HMM emission scores [B, T, S] and transition scores [S, S].
+
+Scores are log-potentials on a grid of 1/8 (as from a model whose outputs are quantised with a
+power-of-two scale): emissions are log-softmax values of Gaussian logits rounded to 1/8, and
+transitions are Gaussian scores rounded to 1/8 with about 15% of the (prev, next) pairs forbidden
+by a score of -10000 (the convention of CRF taggers for invalid BIO moves; staying in a state is
+always allowed, so every sequence has a finite best path). On this grid every sum the decoder forms
+is exact in fp32, whatever the order of the additions, and equal candidate scores are frequent: the
+first-index tie rule decides many backpointers, so it is really tested.
+"""
+
+import torch
+
+GRID = 8.0  # scores are multiples of 1/8
+FORBIDDEN = -10000.0
+
+
+def make_inputs(params: dict, seed: int, device) -> tuple:
+    batch, steps, states = int(params["batch"]), int(params["steps"]), int(params["states"])
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    logits = 1.5 * torch.randn(batch, steps, states, generator=g)
+    emissions = torch.log_softmax(logits, dim=-1).mul_(GRID).round_().div_(GRID)
+
+    transitions = torch.randn(states, states, generator=g).mul_(GRID).round_().div_(GRID)
+    forbidden = torch.rand(states, states, generator=g) < 0.15
+    forbidden.fill_diagonal_(False)
+    transitions[forbidden] = FORBIDDEN
+    return emissions.contiguous().to(device), transitions.contiguous().to(device)

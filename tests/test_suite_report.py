@@ -1,0 +1,100 @@
+"""`workbench suite`: reading a recorded GPU run (suite.json) and reporting it. The run here is
+written by the test from eval results built by hand, so the figures are the test's own inputs."""
+
+import json
+
+import pytest
+from conftest import FIXTURE_ROOT
+
+from workbench.cli import main
+from workbench.harness.result import DeviceInfo, EvalResult, Latency, StaticResult, WorkloadResult
+from workbench.suite import add_eval, latest_run, load_run, new_run_document, summary, workload_rows
+from workbench.tasks import load_task
+
+DEVICE = DeviceInfo(name="Test GPU", capability="9.0", driver="1.0", torch="2.x", triton="3.x", mode="cuda")
+
+
+def _result(latencies: dict[str, tuple[float, float] | None], correct: bool = True) -> dict:
+    workloads = []
+    for name, pair in latencies.items():
+        w = WorkloadResult(name=name, correct=correct)
+        if pair:
+            sol, ref = pair
+            w.latency_ms, w.reference_ms = Latency(sol, sol, 0.0, 10), Latency(ref, ref, 0.0, 10)
+            w.speedup, w.sol_ms, w.sol_fraction = ref / sol, sol / 2, 0.5
+        elif not correct:
+            w.failure, w.error = "mismatch", "seed 1: 3 elements differ"
+        workloads.append(w)
+    r = EvalResult("scale_add", "x.py", "0", DEVICE, StaticResult(ok=True), workloads)
+    return r.finish().to_dict()
+
+
+def _write_run(folder, measured_at, rungs):
+    doc = new_run_document(measured_at, "python benchmarks/suite_gpu.py --out X")
+    for rung, result in rungs.items():
+        add_eval(doc, "scale_add", rung, result)
+    folder.mkdir(parents=True)
+    (folder / "suite.json").write_text(json.dumps(doc))
+    return folder / "suite.json"
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    """A project root with the fixture task and two recorded runs, the later one measured later."""
+    import shutil
+
+    shutil.copytree(FIXTURE_ROOT, tmp_path / "root")
+    monkeypatch.setenv("WORKBENCH_ROOT", str(tmp_path / "root"))
+    runs = tmp_path / "root" / "docs" / "runs"
+    _write_run(runs / "b-old", "2026-01-01 00:00 UTC", {"expert": _result({"medium": (2.0, 4.0), "tiny": None})})
+    _write_run(runs / "a-new", "2026-02-01 00:00 UTC", {
+        "expert": _result({"medium": (1.0, 4.0), "tiny": None}),
+        "plain": _result({"medium": (4.0, 4.0), "tiny": None}),
+        "l1": _result({"medium": (2.0, 4.0), "tiny": None}),
+    })  # fmt: skip
+    return tmp_path / "root"
+
+
+def test_latest_run_is_chosen_by_measurement_time_not_folder_name(root):
+    assert latest_run(root).parent.name == "a-new"
+
+
+def test_rows_carry_the_expert_and_each_ladder_rung(root):
+    run = load_run(latest_run(root))
+    rows = workload_rows(run, [load_task("scale_add")])
+    assert [(r.workload, r.expert_ms, r.reference_ms, r.speedup) for r in rows] == [("medium", 1.0, 4.0, 4.0)]
+    assert rows[0].ladder_ms == {"plain": 4.0, "l1": 2.0}
+    assert summary(rows)["speedup_geomean"] == pytest.approx(4.0)
+
+
+def test_an_incorrect_expert_is_reported_as_failed(tmp_path):
+    path = _write_run(tmp_path / "r", "2026-03-01 00:00 UTC", {"expert": _result({"medium": None}, correct=False)})
+    rows = workload_rows(load_run(path), [load_task("scale_add", FIXTURE_ROOT)])
+    assert not rows[0].correct and "mismatch" in rows[0].error
+    assert summary(rows)["workloads_failed"] == 1
+
+
+def test_cli_prints_the_table_and_the_ladder_steps(root, capsys):
+    assert main(["suite"]) == 0
+    out = capsys.readouterr().out
+    assert "Test GPU" in out and "2026-02-01" in out
+    assert "| scale_add | medium | 4000.0 | 1000.0 | 4.00 | 50% |" in out
+    assert "| 4000.0 | 2000.0 |  | 1000.0 | 2.00x |  |  |" in out  # plain -> l1 halves; no l1_l2 rung
+
+
+def test_cli_json_names_where_and_when(root, capsys):
+    assert main(["suite", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["measured_at"] == "2026-02-01 00:00 UTC" and doc["device"]["name"] == "Test GPU"
+    assert doc["workloads"][0]["ladder_ms"] == {"plain": 4.0, "l1": 2.0}
+
+
+def test_no_run_and_a_bad_run_are_one_line_errors(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("WORKBENCH_ROOT", str(FIXTURE_ROOT))
+    bad = tmp_path / "suite.json"
+    bad.write_text("{not json")
+    assert main(["suite", "--run", str(bad)]) == 2
+    assert main(["suite", "--run", str(tmp_path / "missing.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("workbench: error:") for line in err)
+    assert "not a suite run" in err[0] and "no suite run" in err[1]

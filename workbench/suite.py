@@ -1,0 +1,233 @@
+"""The suite report: per task and workload, the reference and expert latency, the speedup, the
+fraction of speed-of-light and the design ladder's steps, from a recorded GPU run.
+
+A run is a `suite.json` written by `benchmarks/suite_gpu.py` (kept under docs/runs/<date>-<device>/):
+where and when it was measured, the ceilings behind the SOL figures, the command, and every eval
+result in full. The report never measures anything itself."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.harness.result import EvalResult, WorkloadResult, geomean
+from workbench.tasks import Task
+
+SUITE_VERSION = 1
+RUNS_FOLDER = Path("docs") / "runs"
+
+
+class SuiteRunError(ValueError):
+    """A suite.json that is missing or malformed: one line, naming the file."""
+
+
+@dataclass
+class SuiteRun:
+    path: Path
+    measured_at: str
+    device: dict[str, Any]
+    ceilings: dict[str, Any] | None
+    command: str
+    results: dict[str, dict[str, EvalResult]] = field(default_factory=dict)  # task -> rung -> result
+    # a merged run: each source run's {"measured_at", "command"}, and which run each eval came from
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    source_of: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def where(self) -> str:
+        d = self.device
+        return (
+            f"{d.get('name', '?')} (driver {d.get('driver', '?')}, torch {d.get('torch', '?')}, "
+            f"triton {d.get('triton', '?')}), {self.measured_at}"
+        )
+
+
+def new_run_document(measured_at: str, command: str) -> dict[str, Any]:
+    return {"version": SUITE_VERSION, "measured_at": measured_at, "command": command, "device": {}, "evals": []}
+
+
+def add_eval(doc: dict[str, Any], task: str, rung: str, result: dict[str, Any]) -> None:
+    """Record one eval result (as `EvalResult.to_dict()`, JSON-safe) in a run document."""
+    doc["evals"] = [e for e in doc["evals"] if (e["task"], e["rung"]) != (task, rung)]
+    doc["evals"].append({"task": task, "rung": rung, "result": result})
+    if result.get("device") and not doc["device"]:
+        doc["device"] = result["device"]
+    if result.get("ceilings") and not doc.get("ceilings"):
+        doc["ceilings"] = result["ceilings"]
+
+
+def merge_documents(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One document from several runs on one device; a later run's eval of a (task, rung) replaces an
+    earlier one. Each eval keeps the index of its source run, so the report says when it was measured."""
+    merged = new_run_document(max(d["measured_at"] for d in docs), "several runs (see sources)")
+    merged["sources"] = []
+    for doc in docs:
+        index = len(merged["sources"])
+        merged["sources"].append(
+            {"measured_at": doc["measured_at"], "command": doc["command"], "ceilings": doc.get("ceilings")}
+        )
+        for entry in doc["evals"]:
+            add_eval(merged, entry["task"], entry["rung"], entry["result"])
+            merged["evals"][-1]["source"] = index
+    return merged
+
+
+def latest_run(root: Path) -> Path | None:
+    """The most recently measured suite.json under docs/runs/."""
+    found = []
+    for path in (root / RUNS_FOLDER).glob("*/suite.json"):
+        try:
+            found.append((json.loads(path.read_text()).get("measured_at", ""), path))
+        except (OSError, json.JSONDecodeError):
+            continue
+    return max(found)[1] if found else None
+
+
+def load_run(path: Path) -> SuiteRun:
+    try:
+        doc = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise SuiteRunError(f"no suite run at {path}") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise SuiteRunError(f"{path}: not a suite run ({exc})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("evals"), list):
+        raise SuiteRunError(f"{path}: not a suite run (no 'evals' list)")
+    if doc.get("version", 0) > SUITE_VERSION:
+        raise SuiteRunError(f"{path}: suite run version {doc['version']} is newer than this workbench reads")
+    run = SuiteRun(path, str(doc.get("measured_at", "?")), doc.get("device") or {}, doc.get("ceilings"),
+                   str(doc.get("command", "?")))  # fmt: skip
+    run.sources = list(doc.get("sources") or [])
+    for entry in doc["evals"]:
+        try:
+            result = EvalResult.from_dict(entry["result"])
+            run.results.setdefault(entry["task"], {})[entry["rung"]] = result
+        except (KeyError, TypeError) as exc:
+            raise SuiteRunError(f"{path}: malformed eval entry ({exc})") from None
+        if "source" in entry:
+            run.source_of[(entry["task"], entry["rung"])] = int(entry["source"])
+    return run
+
+
+@dataclass
+class WorkloadRow:
+    task: str
+    workload: str
+    correct: bool
+    reference_ms: float | None
+    expert_ms: float | None
+    speedup: float | None
+    sol_fraction: float | None
+    error: str | None = None
+    ladder_ms: dict[str, float] = field(default_factory=dict)  # rung -> median latency
+
+
+def _timed(w: WorkloadResult) -> bool:
+    return bool(w.correct and w.latency_ms)
+
+
+def workload_rows(run: SuiteRun, tasks: list[Task]) -> list[WorkloadRow]:
+    """One row per timed workload of each task, in the order of `tasks`; a task the run lacks gets
+    a row saying so."""
+    rows = []
+    for task in tasks:
+        rungs = run.results.get(task.name, {})
+        expert = rungs.get("expert")
+        if expert is None:
+            rows.append(WorkloadRow(task.name, "-", False, None, None, None, None, "not in this run"))
+            continue
+        if expert.error and not expert.workloads:
+            rows.append(WorkloadRow(task.name, "-", False, None, None, None, None, expert.error))
+            continue
+        ci_sized = {x.name for x in task.workloads if x.interpret}
+        for w in expert.workloads:
+            if w.name in ci_sized or (w.correct and not w.latency_ms):
+                continue  # CI-sized workloads are checked but not timed on a GPU (an older run timed them)
+            row = WorkloadRow(task.name, w.name, bool(w.correct), None, None, None, None, None)
+            if _timed(w) and w.reference_ms:
+                assert w.latency_ms
+                row.reference_ms, row.expert_ms = w.reference_ms.median, w.latency_ms.median
+                row.speedup, row.sol_fraction = w.speedup, w.sol_fraction
+            else:
+                row.error = f"{w.failure or 'incorrect'}: {w.error or ''}".strip()
+            for rung, result in rungs.items():
+                other = next((x for x in result.workloads if x.name == w.name), None)
+                if rung != "expert" and other is not None and _timed(other):
+                    assert other.latency_ms
+                    row.ladder_ms[rung] = other.latency_ms.median
+            rows.append(row)
+    return rows
+
+
+def summary(rows: list[WorkloadRow]) -> dict[str, Any]:
+    timed = [r for r in rows if r.speedup and r.sol_fraction]
+    return {
+        "workloads_timed": len(timed),
+        "workloads_failed": sum(1 for r in rows if not r.correct),
+        "speedup_geomean": geomean([r.speedup for r in timed if r.speedup]) if timed else None,
+        "sol_fraction_geomean": geomean([r.sol_fraction for r in timed if r.sol_fraction]) if timed else None,
+        "under_30pct_sol": [f"{r.task}/{r.workload}" for r in timed if r.sol_fraction and r.sol_fraction < 0.3],
+        "slower_than_reference": [f"{r.task}/{r.workload}" for r in timed if r.speedup and r.speedup <= 1.0],
+    }
+
+
+def _us(ms: float | None) -> str:
+    return f"{ms * 1e3:.1f}" if ms is not None else ""
+
+
+def render_markdown(run: SuiteRun, rows: list[WorkloadRow], rungs: tuple[str, ...]) -> str:
+    """The experts' table, then the ladder table (each rung's latency and its step over the rung below)."""
+    lines = [f"Measured on {run.where()} with `{run.command}`.", ""]
+    if run.sources:
+        lines += ["Runs merged here (a later run's eval of a task replaces an earlier one):", ""]
+        for i, source in enumerate(run.sources):
+            tasks = sorted({t for (t, rung), j in run.source_of.items() if j == i and rung == "expert"})
+            ceilings = f" (SOL ceilings: {_ceilings(source['ceilings'])})" if source.get("ceilings") else ""
+            lines.append(f"{i + 1}. {source['measured_at']}: `{source['command']}`: the experts of {len(tasks)} "
+                         f"task(s){ceilings}")  # fmt: skip
+        lines.append("")
+    if run.ceilings and not run.sources:
+        method = run.ceilings.get("method", "?")
+        lines += [f"SOL ceilings: {_ceilings(run.ceilings)}, measured in the same run ({method}).", ""]
+    lines += [
+        "| task | workload | reference us | expert us | speedup | SOL fraction |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        if r.expert_ms is None:
+            lines.append(f"| {r.task} | {r.workload} | | | FAILED: {_one_line(r.error)} | |")
+            continue
+        lines.append(f"| {r.task} | {r.workload} | {_us(r.reference_ms)} | {_us(r.expert_ms)} "
+                     f"| {r.speedup:.2f} | {r.sol_fraction:.0%} |")  # fmt: skip
+    s = summary(rows)
+    if s["speedup_geomean"]:
+        lines += ["", f"{s['workloads_timed']} workloads timed; geometric mean speedup {s['speedup_geomean']:.2f}x, "
+                  f"SOL fraction {s['sol_fraction_geomean']:.0%}."]  # fmt: skip
+    laddered = [r for r in rows if r.ladder_ms and r.expert_ms]
+    if laddered:
+        header = " | ".join(f"{g} us" for g in rungs) + " | expert us | " + " | ".join(_steps(rungs))
+        lines += ["", f"| task | workload | {header} |", "| --- | --- |" + " ---: |" * (2 * len(rungs) + 1)]
+        for r in laddered:
+            chain = [r.ladder_ms.get(g) for g in rungs] + [r.expert_ms]
+            steps = [f"{a / b:.2f}x" if a and b else "" for a, b in zip(chain, chain[1:])]
+            lines.append(f"| {r.task} | {r.workload} | " + " | ".join(_us(v) for v in chain) + " | "
+                         + " | ".join(steps) + " |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def _steps(rungs: tuple[str, ...]) -> list[str]:
+    names = [*rungs, "expert"]
+    return [f"{a}->{b}" for a, b in zip(names, names[1:])]
+
+
+def _ceilings(c: dict[str, Any]) -> str:
+    return f"{c.get('bandwidth_gbps', 0):.0f} GB/s copy, {c.get('matmul_tflops', 0):.0f} TFLOP/s bf16 matmul"
+
+
+def _one_line(text: str | None, limit: int = 160) -> str:
+    """The line of an error that says what went wrong (a compile error's last line), table-safe."""
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    line = lines[-1] if lines else ""
+    if lines and len(lines) > 1 and lines[0] not in line:
+        line = f"{lines[0].rstrip(':')}: {line}"
+    return line.replace("|", "\\|")[:limit]
