@@ -1,8 +1,9 @@
 """The app's speed on a long session: a 350-turn scripted session (text, code writes, bash output and
 eval results, with no real evals), opened in replay and streamed live under `App.run_test()`.
 Measures the time to first paint of the replay, a jump from turn 0 to the last and back, the latency of a
-keypress while a live session streams, and peak memory (RSS: tracemalloc slows the app several times
-over). Prints a table.
+keypress while a live session streams (to its action, to the first frame painted after it, and until the
+app is idle again, which includes the streamed turns' own updates), and peak memory (RSS: tracemalloc
+slows the app several times over). Prints a table.
 
     python benchmarks/tui_bench.py [--turns 350]
 """
@@ -107,6 +108,16 @@ async def measure(folder: Path, sessions: Path, task: str, body: str, turns: int
     from workbench.tui.replay_screen import ReplayScreen
 
     numbers: dict[str, float] = {}
+    # the first frame the replay screen writes with its transcript and editor filled in
+    first_paint: list[float] = []
+    write_frame = ReplayScreen._compositor_refresh
+
+    def timed_frame(screen: ReplayScreen) -> None:
+        write_frame(screen)
+        if not first_paint and screen.is_mounted and screen.transcript.shown and screen.editor.text:
+            first_paint.append(time.perf_counter())
+
+    ReplayScreen._compositor_refresh = timed_frame  # type: ignore[method-assign,assignment]
     app = WorkbenchApp(sessions=sessions, mode="interpret", budget=turns)
     async with app.run_test(size=(200, 60)) as pilot:
         await pilot.pause()
@@ -115,9 +126,11 @@ async def measure(folder: Path, sessions: Path, task: str, body: str, turns: int
         await _until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.is_mounted)
         replay = app.screen
         assert isinstance(replay, ReplayScreen)
-        await _until(pilot, lambda: replay.transcript.shown and replay.editor.text)
-        await pilot.pause()  # one refresh: the first paint
-        numbers["open replay (s)"] = time.perf_counter() - started
+        await _until(pilot, lambda: replay.transcript.shown and replay.editor.text and first_paint)
+        numbers["open replay: first paint (s)"] = first_paint[0] - started
+        await pilot.pause()  # until every message the opening queued is handled
+        numbers["open replay: until idle (s)"] = time.perf_counter() - started
+        ReplayScreen._compositor_refresh = write_frame  # type: ignore[method-assign]
 
         for key, turn, name in (("home", 0, "jump to turn 0 (s)"), ("end", replay.last, "jump to the last turn (s)")):
             started = time.perf_counter()
@@ -147,14 +160,30 @@ async def measure(folder: Path, sessions: Path, task: str, body: str, turns: int
             acted.append(time.perf_counter())
 
         log.action_toggle_folds = timed_toggle  # type: ignore[method-assign]
-        to_action, to_idle = [], []
+        painted: list[float] = []  # when the screen's compositor wrote a frame
+        paint = screen._compositor_refresh
+
+        def timed_paint() -> None:
+            paint()
+            painted.append(time.perf_counter())
+
+        screen._compositor_refresh = timed_paint  # type: ignore[method-assign]
+        to_action, to_paint, to_idle = [], [], []
         for _ in range(8):
             started = time.perf_counter()
             await pilot.press("f")  # returns once the screen's widgets have handled their messages
             to_idle.append(time.perf_counter() - started)
             to_action.append(acted[-1] - started)
+            # the first frame written after the action ran: when the person sees the change
+            frames = [t for t in painted if t >= acted[-1]]
+            while not frames:
+                await pilot.pause(0.001)
+                frames = [t for t in painted if t >= acted[-1]]
+            to_paint.append(frames[0] - started)
         numbers["live: key to action, median (s)"] = sorted(to_action)[len(to_action) // 2]
         numbers["live: key to action, max (s)"] = max(to_action)
+        numbers["live: key to painted frame, median (s)"] = sorted(to_paint)[len(to_paint) // 2]
+        numbers["live: key to painted frame, max (s)"] = max(to_paint)
         numbers["live: key to idle screen, median (s)"] = sorted(to_idle)[len(to_idle) // 2]
         await pilot.press("escape")
     app.wait_closed()

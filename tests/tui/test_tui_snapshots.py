@@ -1,6 +1,7 @@
 """Snapshots of the home and replay screens (pytest-textual-snapshot; `--snapshot-update` to accept)."""
 
 import time
+from pathlib import Path
 
 import pytest
 from conftest import REPO
@@ -39,3 +40,34 @@ def test_replay_at_turn_three(app, snap_compare):
         await pilot.pause()
 
     assert snap_compare(app, run_before=at_turn_three, terminal_size=SIZE)
+
+
+@pytest.fixture
+def live_app(fixture_root, tmp_path, monkeypatch):
+    from conftest import FIXTURES
+
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    # a fixed session id and a relative sessions folder: the screen's title shows both
+    monkeypatch.setattr("workbench.session.store.new_session_id", lambda task, levels: f"{task}-unguided-snapshot")
+    monkeypatch.chdir(tmp_path)
+    app = WorkbenchApp(sessions=Path("sessions"), script_dirs=[FIXTURES / "scripts"], mode="interpret", budget=20)
+    yield app
+    app.wait_closed()
+
+
+def test_live_session_after_two_steps(live_app, snap_compare):
+    """The session screen of a live scripted session, paused after two stepped turns (an edit and an eval)."""
+    from workbench.session.loop import LoopState
+    from workbench.tui.live_screen import LiveScreen
+
+    async def two_steps(pilot):
+        await wait_until(pilot, lambda: isinstance(live_app.screen, HomeScreen))
+        screen = live_app.start_session("scale_add", "", "scripted", paused=True)
+        await wait_until(pilot, lambda: isinstance(screen, LiveScreen) and screen.loop.status == LoopState.PAUSED)
+        for turn in (1, 2):
+            await pilot.press("s")
+            await wait_until(pilot, lambda t=turn: screen.progress.turn >= t and screen.loop.status == LoopState.PAUSED)
+        await pilot.pause(0.3)  # the batched loop events reach the transcript
+
+    assert snap_compare(live_app, run_before=two_steps, terminal_size=SIZE)

@@ -15,7 +15,7 @@ from workbench.session.log import LogError
 from workbench.session.store import detect_session_mode, sessions_root
 from workbench.tasks import TaskFormatError, load_task
 from workbench.tui.catalog import BUILTIN_SCRIPTS, available_providers, find_script
-from workbench.tui.dialogs import NewSessionDialog
+from workbench.tui.dialogs import NewSessionChoice, NewSessionDialog
 from workbench.tui.home import HomeScreen
 from workbench.tui.launch import LaunchError, LiveSession, new_session, provider_for, resume_session
 from workbench.tui.live_screen import CONTROLS, LiveScreen
@@ -67,18 +67,21 @@ class WorkbenchApp(App[None]):
             self.notify("no script for this task and no API key set", severity="error")
             return
 
-        def start(choice: tuple[str, str] | None) -> None:
+        def start(choice: NewSessionChoice | None) -> None:
             if choice is not None:
-                self.start_session(task, choice[0], choice[1])
+                self.start_session(task, choice.levels, choice.provider, model=choice.model, budget=choice.budget,
+                                   base_url=choice.base_url)  # fmt: skip
 
-        self.push_screen(NewSessionDialog(task, providers, has_guidance), start)
+        self.push_screen(NewSessionDialog(task, providers, has_guidance, self.budget), start)
 
-    def start_session(self, task: str, levels_text: str, provider_name: str, paused: bool = False) -> LiveScreen | None:
+    def start_session(self, task: str, levels_text: str, provider_name: str, paused: bool = False,
+                      model: str | None = None, budget: int | None = None,
+                      base_url: str | None = None) -> LiveScreen | None:  # fmt: skip
         try:
             levels = parse_levels(levels_text) if levels_text else set()
-            provider = provider_for(provider_name, task, levels, self.script_dirs)
+            provider = provider_for(provider_name, task, levels, self.script_dirs, model, base_url=base_url)
             live = new_session(task, levels, provider, self.mode or detect_session_mode(), self.sessions_root,
-                               self.budget)  # fmt: skip
+                               budget or self.budget, base_url)  # fmt: skip
         except (LaunchError, ValueError, OSError) as exc:
             self.notify(str(exc), severity="error")
             return None

@@ -46,4 +46,6 @@ def _provider(start: Event, levels: set[int], played: int, script_dirs: Iterable
     recorded = start.get("script")
     if start["provider"] == "scripted" and recorded and Path(recorded).is_file():
         return make_provider("scripted", start["model"], script=Path(recorded), start_at=played)
-    return provider_for(start["provider"], start["task"], levels, script_dirs, start["model"], played)
+    return provider_for(
+        start["provider"], start["task"], levels, script_dirs, start["model"], played, start.get("base_url")
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -26,14 +28,23 @@ class NoteDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
-    """Guidance levels and a provider for a new session; dismisses with (levels, provider)."""
+@dataclass(frozen=True)
+class NewSessionChoice:
+    levels: str  # as typed: "L1,L2", "all" or "" (unguided)
+    provider: str
+    model: str | None  # None: the provider's default
+    budget: int
+    base_url: str | None  # None: the provider's default endpoint
+
+
+class NewSessionDialog(ModalScreen[NewSessionChoice | None]):
+    """Guidance levels, provider, model, turn budget and endpoint for a new session."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, task: str, providers: list[str], has_guidance: bool) -> None:
+    def __init__(self, task: str, providers: list[str], has_guidance: bool, budget: int) -> None:
         super().__init__()
-        self.task_name, self.providers, self.has_guidance = task, providers, has_guidance
+        self.task_name, self.providers, self.has_guidance, self.budget = task, providers, has_guidance, budget
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -41,6 +52,10 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
             if self.has_guidance:
                 yield Input(placeholder="guidance levels: L1,L2,L3 or all (empty: unguided)", id="levels")
             yield Select([(p, p) for p in self.providers], value=self.providers[0], allow_blank=False, id="provider")
+            yield Input(placeholder="model (empty: the provider's default)", id="model")
+            yield Input(str(self.budget), placeholder="turn budget", type="integer", id="budget")
+            yield Input(placeholder="base URL (empty: the provider's own endpoint)", id="base-url")
+            yield Label("", id="form-error")
             with Horizontal(classes="buttons"):
                 yield Button("Start", variant="primary", id="start")
                 yield Button("Cancel", id="cancel")
@@ -48,8 +63,23 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
     @on(Button.Pressed, "#start")
     @on(Input.Submitted)
     def _start(self) -> None:
-        levels = self.query_one("#levels", Input).value.strip() if self.has_guidance else ""
-        self.dismiss((levels, str(self.query_one("#provider", Select).value)))
+        value = lambda wid: self.query_one(wid, Input).value.strip()  # noqa: E731
+        budget_text, base_url = value("#budget"), value("#base-url")
+        error = None
+        if not budget_text.isdigit() or int(budget_text) < 1:
+            error = "the turn budget must be a whole number of turns, 1 or more"
+        elif base_url and not base_url.startswith(("http://", "https://")):
+            error = "the base URL must start with http:// or https://"
+        if error:
+            self.query_one("#form-error", Label).update(f"[b red]{error}[/]")
+            return
+        self.dismiss(NewSessionChoice(
+            levels=value("#levels") if self.has_guidance else "",
+            provider=str(self.query_one("#provider", Select).value),
+            model=value("#model") or None,
+            budget=int(budget_text),
+            base_url=base_url or None,
+        ))  # fmt: skip
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

@@ -42,24 +42,24 @@ class LiveSession:
 
 
 def provider_for(name: str, task: str, levels: set[int], script_dirs: Iterable[Path], model: str | None = None,
-                 start_at: int = 0) -> Provider:  # fmt: skip
+                 start_at: int = 0, base_url: str | None = None) -> Provider:  # fmt: skip
     if name == "scripted":
         script = find_script(task, levels, script_dirs)
         if script is None:
             raise LaunchError(f"no script for task {task}: the scripted provider needs one")
         return make_provider("scripted", model, script=script, start_at=start_at)
     try:
-        return make_provider(name, model)
+        return make_provider(name, model, base_url)
     except ValueError as exc:  # a missing key (MissingKeyError is a ValueError) or an unknown name
         raise LaunchError(str(exc)) from None
 
 
 def new_session(task_name: str, levels: set[int], provider: Provider, mode: str, root: Path,
-                budget: int = 350) -> LiveSession:  # fmt: skip
+                budget: int = 350, base_url: str | None = None) -> LiveSession:  # fmt: skip
     task = load_task(task_name)
     if levels and task.guidance_path is None:
         raise LaunchError(f"task {task.name} has no guidance")
-    setup = SessionSetup(task, levels, provider, Limits(budget), mode)
+    setup = SessionSetup(task, levels, provider, Limits(budget), mode, base_url)
     folder, log = create_session(setup, root)
     events = load_session(folder)[0]
     return LiveSession(setup, folder, log, rebuild(events), events)
@@ -73,7 +73,9 @@ def resume_session(folder: Path, script_dirs: Iterable[Path]) -> LiveSession:
         raise LaunchError(str(exc)) from None
     start, state = point.start, point.state
     levels = set(start["levels"])
-    provider = provider_for(start["provider"], start["task"], levels, script_dirs, start["model"], state.responses)
+    provider = provider_for(
+        start["provider"], start["task"], levels, script_dirs, start["model"], state.responses, start.get("base_url")
+    )
     limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
     setup = SessionSetup(task_of(start), levels, provider, limits, start["mode"], start.get("base_url"))
     log = reopen(folder, point, provider)

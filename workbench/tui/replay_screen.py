@@ -43,7 +43,15 @@ class ReplayScreen(SessionView):
         self.end_reason = fold(self.events).end_reason  # of the whole session, not of the cursor's turn
 
     def compose_top(self) -> ComposeResult:
-        yield Static("", id="cursor-bar")
+        yield Static(self._cursor_text(), id="cursor-bar")
+
+    def initial_source(self) -> str:
+        return fold(up_to_turn(self.events, self.cursor)).solution
+
+    def _cursor_text(self) -> str:
+        end = f"session ended: {self.end_reason}" if self.end_reason else "session not ended (r: resume live)"
+        torn = " · a torn last line was dropped" if self.torn else ""
+        return f"turn {self.cursor}/{self.last} · {end}{torn}"
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -62,9 +70,7 @@ class ReplayScreen(SessionView):
         timing = self.query_one(TimingPanel)
         timing.history, timing.cursor = self.events, self.cursor
         self.refresh_timing()
-        end = f"session ended: {self.end_reason}" if self.end_reason else "session not ended (r: resume live)"
-        torn = " · a torn last line was dropped" if self.torn else ""
-        self.query_one("#cursor-bar", Static).update(f"turn {self.cursor}/{self.last} · {end}{torn}")
+        self.query_one("#cursor-bar", Static).update(self._cursor_text())
 
     def action_move(self, delta: int) -> None:
         self.show_turn(self.cursor + delta)

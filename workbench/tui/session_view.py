@@ -49,12 +49,17 @@ class SessionView(Screen[None]):
                     with TabPane("Guidance", id="tab-guidance"):
                         yield Markdown("", id="guidance-md")
             with Vertical(id="right-pane"):
-                yield TextArea.code_editor("", language="python", read_only=True, id="editor")
+                # composed with its first text: loading it after mount would parse and lay it out twice
+                yield TextArea.code_editor(self.initial_source(), language="python", read_only=True, id="editor")
                 yield TimingPanel(id="timing")
         yield Footer()
 
     def compose_top(self) -> ComposeResult:
         yield from ()
+
+    def initial_source(self) -> str:
+        """solution.py as the screen first shows it."""
+        return ""
 
     def on_mount(self) -> None:
         self.title = self.start.get("session_id", "session")

@@ -1,0 +1,101 @@
+"""Screenshots of the app's four screens, taken by driving the real app headless:
+
+    python -m workbench.tui.screenshots docs/screenshots
+
+home (the tasks and the example sessions), a live scripted session on rmsnorm_residual stepped
+three turns, the guided example session in replay at its third turn, and the guided and unguided
+example sessions compared. Writes home.svg, session.svg, replay.svg and compare.svg.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from workbench.session.loop import LoopState
+from workbench.tasks import project_root
+from workbench.tui.app import WorkbenchApp
+from workbench.tui.compare_screen import CompareScreen
+from workbench.tui.home import HomeScreen
+from workbench.tui.live_screen import LiveScreen
+from workbench.tui.replay_screen import ReplayScreen
+
+SIZE = (160, 45)
+
+
+async def _until(pilot: Pilot, condition: Callable[[], object], timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the app did not reach the screen to capture")
+        await pilot.pause(0.05)
+
+
+def _paused_after(screen: LiveScreen, turn: int) -> Callable[[], bool]:
+    return lambda: screen.progress.turn >= turn and screen.loop.status == LoopState.PAUSED
+
+
+async def take(out: Path) -> list[Path]:
+    examples = sorted((project_root() / "sessions" / "examples").iterdir())
+    guided = next(f for f in examples if "-guided-" in f.name)
+    unguided = next(f for f in examples if "-unguided-" in f.name)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    with tempfile.TemporaryDirectory() as scratch:
+        app = WorkbenchApp(sessions=project_root() / "sessions", mode="interpret")
+        async with app.run_test(size=SIZE) as pilot:
+
+            def save(name: str) -> None:
+                written.append(Path(app.save_screenshot(f"{name}.svg", str(out))))
+
+            await _until(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.sessions)
+            await pilot.pause()
+            save("home")
+
+            app.open_session(guided)
+            await _until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.query("#cursor-bar"))
+            await pilot.press("home", "right", "right", "right")
+            await pilot.pause()
+            save("replay")
+            await pilot.press("escape")
+
+            await _until(pilot, lambda: isinstance(app.screen, HomeScreen))
+            app.push_screen(CompareScreen(guided, unguided))
+            await _until(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.is_mounted)
+            await pilot.pause(0.5)
+            save("compare")
+            await pilot.press("escape")
+
+            await _until(pilot, lambda: isinstance(app.screen, HomeScreen))
+            app.sessions_root = Path(scratch)  # the demo session is not kept
+            screen = app.start_session("rmsnorm_residual", "L1,L2,L3", "scripted", paused=True)
+            assert screen is not None
+            await _until(pilot, lambda: screen.is_mounted and screen.loop.status == LoopState.PAUSED)
+            for turn in (1, 2, 3):
+                await pilot.press("s")
+                await _until(pilot, _paused_after(screen, turn))
+            await pilot.pause(0.3)
+            assert isinstance(app.screen, LiveScreen)
+            save("session")
+            await pilot.press("escape")
+        app.wait_closed()
+    return written
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m workbench.tui.screenshots OUT_DIR", file=sys.stderr)
+        return 2
+    for path in asyncio.run(take(Path(argv[0]))):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
