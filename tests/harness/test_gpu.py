@@ -57,7 +57,7 @@ def test_timing_waits_for_the_gpu_lock(task):
         fcntl.flock(handle, fcntl.LOCK_EX)
         worker = threading.Thread(target=lambda: (evaluate(task, task.expert_path, CUDA), done.set()))
         worker.start()
-        assert not done.wait(timeout=20)  # correctness runs, timing cannot start while we hold the lock
+        assert not done.wait(timeout=20)  # the eval cannot use the GPU while we hold its lock
         fcntl.flock(handle, fcntl.LOCK_UN)
     assert done.wait(timeout=300)
     worker.join()

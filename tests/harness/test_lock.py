@@ -2,7 +2,10 @@
 everyone, and a waiting exclusive holder is not starved by shared ones arriving after it."""
 
 import multiprocessing as mp
+import sys
 import time
+
+import pytest
 
 from workbench.harness.lock import GpuUse
 
@@ -64,3 +67,48 @@ def test_a_waiting_exclusive_holder_goes_before_later_shared_ones(tmp_path):
     spans = _intervals(log, 3)
     assert spans["w"][0] >= spans["r1"][1]
     assert spans["r2"][0] >= spans["w"][1], "a shared holder overtook the waiting exclusive one"
+
+
+def _waits(path, log):
+    use = GpuUse(path, on_wait=lambda waiting: log.put(("wait" if waiting else "held", time.monotonic())))
+    use.share()
+    with use.exclusive():
+        log.put(("timing", time.monotonic()))
+
+
+def test_a_timer_says_when_it_waits_and_when_it_has_the_gpu(tmp_path):
+    path, log = tmp_path / "gpu.lock", mp.get_context("fork").Queue()
+    reader = _start(path, True, 0.6, mp.get_context("fork").Queue(), "r")
+    time.sleep(0.2)
+    timer = mp.get_context("fork").Process(target=_waits, args=(path, log))
+    timer.start()
+    for p in (reader, timer):
+        p.join(10)
+    kinds = [log.get(timeout=10)[0] for _ in range(3)]
+    assert kinds == ["wait", "held", "timing"]  # the shared hold came at once; the exclusive one waited
+
+
+def _child_script(events, lines, pause_s):
+    """A stand-in child: writes event lines with pauses, as a worker would."""
+    import json as _json
+
+    body = "; ".join(
+        f"open({str(events)!r}, 'a').write({_json.dumps(line) + chr(10)!r}); time.sleep({pause_s})" for line in lines
+    )
+    return [sys.executable, "-c", f"import time; {body}"]
+
+
+@pytest.mark.parametrize("waits", [True, False])
+def test_time_waiting_for_the_gpu_does_not_count_against_the_timeout(tmp_path, waits):
+    import subprocess
+
+    from workbench.harness.runner import _watch
+
+    events = tmp_path / "events.jsonl"
+    events.write_text("")
+    middle = [{"event": "gpu_wait"}, {"event": "gpu_held"}] if waits else [{"event": "x"}, {"event": "y"}]
+    lines = [{"event": "start", "workload": "w"}, *middle, {"event": "result"}]
+    proc = subprocess.Popen(_child_script(events, lines, 0.8), start_new_session=True)
+    killed = _watch(proc, events, timeout_s=1.2, startup_timeout_s=30)
+    # without the wait, start -> result takes 2.4 s of a 1.2 s timeout; with it, no phase runs past 0.8 s
+    assert killed is (not waits)

@@ -16,8 +16,9 @@ import contextlib
 import fcntl
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 import torch
 
@@ -31,20 +32,33 @@ def lock_path(device: torch.device) -> Path:
 
 
 class GpuUse:
-    """One process's hold on a GPU's lock: shared while it works, exclusive while it times."""
+    """One process's hold on a GPU's lock: shared while it works, exclusive while it times.
 
-    def __init__(self, path: Path) -> None:
+    `on_wait(True)` is called before it has to block for the lock and `on_wait(False)` once it has
+    it, so that time spent waiting for other evals is not counted against this eval's timeouts."""
+
+    def __init__(self, path: Path, on_wait: Callable[[bool], None] = lambda waiting: None) -> None:
         self.path = path
         self.turnstile = path.with_name(path.name + ".turnstile")
         self.handle = open(path, "a+")  # noqa: SIM115 - held for the life of the process
+        self.on_wait = on_wait
 
     def _take(self, mode: int) -> None:
         with open(self.turnstile, "a+") as gate:
-            fcntl.flock(gate, fcntl.LOCK_EX)
+            waited = not _try(gate, fcntl.LOCK_EX)
+            if waited:
+                self.on_wait(True)
+                fcntl.flock(gate, fcntl.LOCK_EX)
             try:
-                fcntl.flock(self.handle, mode)
+                if not _try(self.handle, mode):
+                    if not waited:
+                        waited = True
+                        self.on_wait(True)
+                    fcntl.flock(self.handle, mode)
             finally:
                 fcntl.flock(gate, fcntl.LOCK_UN)
+        if waited:
+            self.on_wait(False)
 
     def share(self) -> None:
         self._take(fcntl.LOCK_SH)
@@ -60,3 +74,11 @@ class GpuUse:
         finally:
             fcntl.flock(self.handle, fcntl.LOCK_UN)
             self.share()
+
+
+def _try(handle: IO[str], mode: int) -> bool:
+    try:
+        fcntl.flock(handle, mode | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False

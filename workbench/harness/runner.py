@@ -23,7 +23,7 @@ from typing import Any
 
 from workbench.harness.result import DeviceInfo, EvalResult, WorkloadResult, workload_from_dict
 from workbench.harness.sandbox import bubblewrap_works, confined
-from workbench.harness.spec import EvalSpec, WorkloadSpec
+from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, WorkloadSpec
 from workbench.harness.static_checks import check_source
 from workbench.tasks import Task, Workload
 
@@ -214,14 +214,22 @@ def _watch(
     cancel: threading.Event | None = None,
 ) -> bool:
     """Wait for the child, killing its process group when one workload runs past the timeout (or
-    the start-up before the first workload past its own). Returns whether it was killed for that."""
-    phase_started, limit, seen = time.monotonic(), startup_timeout_s, 0
+    the start-up before the first workload past its own). Returns whether it was killed for that.
+    Time the child spends waiting for the GPU's lock (another eval is timing) does not count: the
+    phase's clock starts again when it has the lock."""
+    phase_started, limit, seen, waiting = time.monotonic(), startup_timeout_s, 0, False
     while proc.poll() is None:
         lines = events_path.read_text().splitlines()
         if len(lines) != seen:
             seen = len(lines)
-            if _last_event(lines) in ("start", "result"):
-                phase_started, limit = time.monotonic(), timeout_s
+            last = _last_event(lines)
+            waiting = last == GPU_WAIT
+            if last in ("start", "result", GPU_HELD):
+                phase_started = time.monotonic()
+            if last in ("start", "result"):
+                limit = timeout_s
+        if waiting:
+            phase_started = time.monotonic()
         if time.monotonic() - phase_started > limit or cancel is not None and cancel.is_set():
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()

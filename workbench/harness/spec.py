@@ -7,6 +7,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+# Events a child writes while it waits for another eval to finish timing on its GPU, and once it has the
+# GPU's lock: the parent's timeouts pause in between.
+GPU_WAIT, GPU_HELD = "gpu_wait", "gpu_held"
+
 
 @dataclass
 class WorkloadSpec:

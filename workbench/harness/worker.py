@@ -23,7 +23,7 @@ from workbench.harness import triton_patches
 from workbench.harness.compare import compare_outputs, inputs_unchanged
 from workbench.harness.guard import ForbiddenCall, SolutionGuard, raising, resolve_callables
 from workbench.harness.result import WorkloadResult
-from workbench.harness.spec import EvalSpec, WorkloadSpec
+from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, WorkloadSpec
 from workbench.harness.static_checks import DEFAULT_FORBIDDEN_CALLS
 from workbench.harness.timing import TimingOptions, flush_buffer, nvtx_range, time_function
 
@@ -72,7 +72,7 @@ class Runner:
         if spec.mode == "cuda":  # shared from here on; exclusive only while timing (lock.py says why)
             from workbench.harness.lock import GpuUse, lock_path
 
-            self.gpu = GpuUse(lock_path(self.device))
+            self.gpu = GpuUse(lock_path(self.device), lambda waiting: events.emit(GPU_WAIT if waiting else GPU_HELD))
             self.gpu.share()
         task = Path(spec.task_dir)
         self.inputs = _load_module("_workbench_task_inputs", task / "inputs.py")
