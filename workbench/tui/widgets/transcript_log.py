@@ -14,6 +14,7 @@ from itertools import accumulate
 
 from rich.console import RenderableType
 from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
@@ -42,6 +43,8 @@ class TranscriptLog(ScrollView, can_focus=True):
         self._cache: dict[tuple[int, int, bool], list[Strip]] = {}  # (event key, width, folded) -> strips
         self._offsets: list[int] = [0]  # the first line of each block, then the total
         self._follow = True
+        self._line_style, self._line_width = Style(), 0  # set by render_lines for its render_line calls
+        self._line_cache: dict[int, list[Strip]] = {}  # block index -> strips, within one render_lines
 
     # -- content ------------------------------------------------------------------------------------
     def add(self, events_: list[Event]) -> None:
@@ -136,18 +139,23 @@ class TranscriptLog(ScrollView, can_focus=True):
             self.virtual_size = Size(self._width, self._offsets[-1])
             if self._follow:
                 self.call_after_refresh(self.scroll_end, animate=False, x_axis=False)
+        # the same for every line of this pass, and costly to look up per line (the style walks the DOM)
+        self._line_style, self._line_width = self.rich_style, self.scrollable_content_region.width
+        self._line_cache = {}
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         line = self.scroll_offset.y + y
-        width = self.scrollable_content_region.width
+        style, width = self._line_style, self._line_width
         index = bisect_right(self._offsets, line) - 1
         if 0 <= index < len(self.blocks):
-            strips = self._strips(self.blocks[index])
+            strips = self._line_cache.get(index)
+            if strips is None:
+                strips = self._line_cache[index] = self._strips(self.blocks[index])
             row = line - self._offsets[index]
             if row < len(strips):
-                return strips[row].crop_extend(self.scroll_offset.x, self.scroll_offset.x + width, self.rich_style)
-        return Strip([Segment(" " * width, self.rich_style)], width)
+                return strips[row].crop_extend(self.scroll_offset.x, self.scroll_offset.x + width, style)
+        return Strip([Segment(" " * width, style)], width)
 
     def block_at(self, y: int) -> Block | None:
         index = bisect_right(self._offsets, self.scroll_offset.y + y) - 1
