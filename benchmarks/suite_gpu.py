@@ -33,7 +33,7 @@ from workbench.suite import (  # noqa: E402
     render_markdown,
     workload_rows,
 )
-from workbench.tasks import LADDER_RUNGS, load_task, project_root, task_names  # noqa: E402
+from workbench.tasks import load_task, project_root, task_names  # noqa: E402
 
 
 def wrong_table(names: list[str], jobs: int) -> list[str]:
@@ -112,7 +112,7 @@ def run_suite(args: argparse.Namespace, names: list[str]) -> None:
 
 def write_tables(out: Path, tasks: list) -> None:
     run = load_run(out / "suite.json")
-    table = render_markdown(run, workload_rows(run, tasks), LADDER_RUNGS)
+    table = render_markdown(run, workload_rows(run, tasks))
     (out / "suite.md").write_text(table)
     print(table)
 

@@ -121,7 +121,6 @@ def _suite(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     from workbench.suite import SuiteRunError, latest_run, load_run, render_markdown, summary, workload_rows
-    from workbench.tasks import LADDER_RUNGS
 
     path = args.run or latest_run(project_root())
     if path is None:
@@ -138,7 +137,7 @@ def _suite(args: argparse.Namespace) -> int:
                "workloads": [asdict(r) for r in rows]}  # fmt: skip
         print(json.dumps(json_safe(doc), indent=2))
     else:
-        print(render_markdown(run, rows, LADDER_RUNGS), end="")
+        print(render_markdown(run, rows), end="")
     return EXIT_OK
 
 

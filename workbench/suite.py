@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.harness.result import EvalResult, WorkloadResult, geomean
-from workbench.tasks import Task
+from workbench.tasks import LADDER_RUNGS, Task
 
 SUITE_VERSION = 1
 RUNS_FOLDER = Path("docs") / "runs"
@@ -175,7 +175,7 @@ def _us(ms: float | None) -> str:
     return f"{ms * 1e3:.1f}" if ms is not None else ""
 
 
-def render_markdown(run: SuiteRun, rows: list[WorkloadRow], rungs: tuple[str, ...]) -> str:
+def render_markdown(run: SuiteRun, rows: list[WorkloadRow]) -> str:
     """The experts' table, then the ladder table (each rung's latency and its step over the rung below)."""
     lines = [f"Measured on {run.where()} with `{run.command}`.", ""]
     if run.sources:
@@ -205,18 +205,18 @@ def render_markdown(run: SuiteRun, rows: list[WorkloadRow], rungs: tuple[str, ..
                   f"SOL fraction {s['sol_fraction_geomean']:.0%}."]  # fmt: skip
     laddered = [r for r in rows if r.ladder_ms and r.expert_ms]
     if laddered:
-        header = " | ".join(f"{g} us" for g in rungs) + " | expert us | " + " | ".join(_steps(rungs))
-        lines += ["", f"| task | workload | {header} |", "| --- | --- |" + " ---: |" * (2 * len(rungs) + 1)]
+        header = " | ".join(f"{g} us" for g in LADDER_RUNGS) + " | expert us | " + " | ".join(_steps())
+        lines += ["", f"| task | workload | {header} |", "| --- | --- |" + " ---: |" * (2 * len(LADDER_RUNGS) + 1)]
         for r in laddered:
-            chain = [r.ladder_ms.get(g) for g in rungs] + [r.expert_ms]
+            chain = [r.ladder_ms.get(g) for g in LADDER_RUNGS] + [r.expert_ms]
             steps = [f"{a / b:.2f}x" if a and b else "" for a, b in zip(chain, chain[1:])]
             lines.append(f"| {r.task} | {r.workload} | " + " | ".join(_us(v) for v in chain) + " | "
                          + " | ".join(steps) + " |")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
-def _steps(rungs: tuple[str, ...]) -> list[str]:
-    names = [*rungs, "expert"]
+def _steps() -> list[str]:
+    names = [*LADDER_RUNGS, "expert"]
     return [f"{a}->{b}" for a, b in zip(names, names[1:])]
 
 
