@@ -86,15 +86,13 @@ class LiveScreen(SessionView):
         self._agent_writing = False  # between the agent's first tool call of a turn and the turn's end
         self._pointed_out = ""  # the outside save last pointed out while the agent drives
         self._pending: list[Event] = []  # events from the loop not shown yet
-        self.progress = fold(live.history)
-
-    def initial_source(self) -> str:
-        return self.progress.solution
 
     def on_mount(self) -> None:
         super().on_mount()
         self.sub_title = f"live · {self.live.folder}"
+        self.progress = fold(self.live.history)
         self.transcript.add_events(self.live.history)
+        self.show_solution(self.progress.solution)
         self.loop.start(paused=self.start_paused)
         self.refresh_timing()
         self.loop.work.mkdir(parents=True, exist_ok=True)
