@@ -1,8 +1,8 @@
 """Evaluates every expert (and every design-ladder rung, and optionally every wrong solution) on the
 GPU, records the run as `OUT/suite.json` (what `workbench suite` reads) and prints the tables.
 
-    python benchmarks/suite_gpu.py --out DIR [--tasks T ...] [--jobs N] [--budget S] [--no-ladders]
-                                   [--wrong | --only-wrong]
+    python benchmarks/suite_gpu.py --out DIR [--tasks T ...] [--jobs N] [--budget S]
+                                   [--no-ladders | --no-experts] [--rungs R ...] [--wrong | --only-wrong]
 
 Several evals run at once (--jobs): they compile and check correctness side by side, while the
 harness's GPU lock lets only one of them time at a moment, with nothing else of ours on the GPU.
@@ -33,7 +33,7 @@ from workbench.suite import (  # noqa: E402
     render_markdown,
     workload_rows,
 )
-from workbench.tasks import load_task, project_root, task_names  # noqa: E402
+from workbench.tasks import LADDER_RUNGS, load_task, project_root, task_names  # noqa: E402
 
 
 def wrong_table(names: list[str], jobs: int) -> list[str]:
@@ -59,6 +59,9 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=4, help="evals at once (timing is still one at a time)")
     parser.add_argument("--budget", type=float, default=1.0, help="timing seconds per function and workload")
     parser.add_argument("--no-ladders", action="store_true", help="only the experts")
+    no_experts_help = "only the ladders' lower rungs (merge the run with one that has the experts)"
+    parser.add_argument("--no-experts", action="store_true", help=no_experts_help)
+    parser.add_argument("--rungs", nargs="+", choices=LADDER_RUNGS, help="only these rungs of the ladders")
     parser.add_argument("--wrong", action="store_true", help="also every wrong solution (to wrong.md)")
     parser.add_argument("--only-wrong", action="store_true", help="only the wrong solutions (to wrong.md)")
     merge_help = "measure nothing: merge these runs (later ones win) into OUT/suite.json and suite.md"
@@ -86,9 +89,10 @@ def run_suite(args: argparse.Namespace, names: list[str]) -> None:
     suite_json, lock = args.out / "suite.json", threading.Lock()
     tasks = [load_task(name) for name in names]
     # every expert first, then the ladders' lower rungs: a run cut short has the suite's table whole
-    jobs = [(task, "expert", task.expert_path) for task in tasks]
+    jobs = [] if args.no_experts else [(task, "expert", task.expert_path) for task in tasks]
     if not args.no_ladders:
-        jobs += [(task, r, p) for task in tasks for r, p in task.ladder if r != "expert"]
+        wanted = set(args.rungs or LADDER_RUNGS)
+        jobs += [(task, r, p) for task in tasks for r, p in task.ladder if r in wanted]
 
     def one(job: tuple) -> None:
         task, rung, path = job

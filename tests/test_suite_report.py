@@ -98,3 +98,26 @@ def test_no_run_and_a_bad_run_are_one_line_errors(tmp_path, monkeypatch, capsys)
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("workbench: error:") for line in err)
     assert "not a suite run" in err[0] and "no suite run" in err[1]
+
+
+def test_merging_a_merged_run_keeps_every_original_run_and_where_each_eval_came_from(tmp_path):
+    from workbench.suite import merge_documents, render_markdown
+
+    def run(measured_at, command, rungs):
+        doc = new_run_document(measured_at, command)
+        for rung, result in rungs.items():
+            add_eval(doc, "scale_add", rung, result)
+        return doc
+
+    experts = run("2026-01-01 00:00 UTC", "experts", {"expert": _result({"medium": (2.0, 4.0)})})
+    ladder = run("2026-01-02 00:00 UTC", "ladder", {"plain": _result({"medium": (8.0, 4.0)})})
+    again = run("2026-01-03 00:00 UTC", "expert again", {"expert": _result({"medium": (1.0, 4.0)})})
+    merged = merge_documents([merge_documents([experts, ladder]), again])
+    assert [s["command"] for s in merged["sources"]] == ["experts", "ladder", "expert again"]
+    assert {(e["rung"], e["source"]) for e in merged["evals"]} == {("plain", 1), ("expert", 2)}
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps(merged))
+    text = render_markdown(load_run(path), workload_rows(load_run(path), [load_task("scale_add", FIXTURE_ROOT)]))
+    assert "`experts`: all replaced by later runs" in text
+    assert "`ladder`: the ladder rungs of 1 task(s)" in text and "`expert again`: the experts of 1 task(s)" in text
+    assert "| scale_add | medium | 8000.0 |  |  | 1000.0 |" in text  # plain from run 2, the expert from run 3

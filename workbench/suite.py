@@ -63,13 +63,16 @@ def merge_documents(docs: list[dict[str, Any]]) -> dict[str, Any]:
     merged = new_run_document(max(d["measured_at"] for d in docs), "several runs (see sources)")
     merged["sources"] = []
     for doc in docs:
-        index = len(merged["sources"])
-        merged["sources"].append(
-            {"measured_at": doc["measured_at"], "command": doc["command"], "ceilings": doc.get("ceilings")}
-        )
+        first = len(merged["sources"])
+        if doc.get("sources"):  # an earlier merge: keep its runs, not "several runs"
+            merged["sources"] += doc["sources"]
+        else:
+            merged["sources"].append(
+                {"measured_at": doc["measured_at"], "command": doc["command"], "ceilings": doc.get("ceilings")}
+            )
         for entry in doc["evals"]:
             add_eval(merged, entry["task"], entry["rung"], entry["result"])
-            merged["evals"][-1]["source"] = index
+            merged["evals"][-1]["source"] = first + entry.get("source", 0)
     return merged
 
 
@@ -181,10 +184,13 @@ def render_markdown(run: SuiteRun, rows: list[WorkloadRow]) -> str:
     if run.sources:
         lines += ["Runs merged here (a later run's eval of a task replaces an earlier one):", ""]
         for i, source in enumerate(run.sources):
-            tasks = sorted({t for (t, rung), j in run.source_of.items() if j == i and rung == "expert"})
+            experts = {t for (t, rung), j in run.source_of.items() if j == i and rung == "expert"}
+            rung_tasks = {t for (t, rung), j in run.source_of.items() if j == i and rung != "expert"}
+            parts = [f"the experts of {len(experts)} task(s)"] if experts else []
+            parts += [f"the ladder rungs of {len(rung_tasks)} task(s)"] if rung_tasks else []
+            kept = ", ".join(parts) or "all replaced by later runs"
             ceilings = f" (SOL ceilings: {_ceilings(source['ceilings'])})" if source.get("ceilings") else ""
-            lines.append(f"{i + 1}. {source['measured_at']}: `{source['command']}`: the experts of {len(tasks)} "
-                         f"task(s){ceilings}")  # fmt: skip
+            lines.append(f"{i + 1}. {source['measured_at']}: `{source['command']}`: {kept}{ceilings}")
         lines.append("")
     if run.ceilings and not run.sources:
         method = run.ceilings.get("method", "?")

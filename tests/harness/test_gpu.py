@@ -1,12 +1,15 @@
-"""The harness on a real GPU: timing fields, CUDA faults and OOM as results, the per-GPU lock."""
+"""The harness on a real GPU: timing fields, CUDA faults and OOM as results, the per-GPU lock, profiling."""
 
 import fcntl
+import shutil
 import threading
 
 import pytest
 from conftest import FIXTURE_SOLUTIONS
 
 from workbench.harness import EvalOptions, evaluate
+from workbench.session.tools import ToolBox
+from workbench.session.workspace import create_workspace
 from workbench.tasks import load_task
 
 pytestmark = pytest.mark.gpu
@@ -61,3 +64,30 @@ def test_timing_waits_for_the_gpu_lock(task):
         fcntl.flock(handle, fcntl.LOCK_UN)
     assert done.wait(timeout=300)
     worker.join()
+
+
+def test_the_profile_tool_runs_the_solution_under_nsight_compute(task, tmp_path):
+    if shutil.which("ncu") is None:
+        pytest.skip("Nsight Compute (ncu) is not installed on this machine")
+    work = tmp_path / "work"
+    create_workspace(task, work, set())
+    (work / "solution.py").write_text(task.expert_path.read_text())
+    outcome = ToolBox(task, work, "cuda").execute("profile", {"workload": "large"}, threading.Event())
+    assert not outcome.is_error, outcome.text
+    assert "profiled scale_add/large" in outcome.text and "scale_add_kernel" in outcome.text
+
+
+def test_every_input_set_runs_and_is_checked_when_one_call_outlasts_the_budget():
+    import time
+
+    import torch
+
+    from workbench.harness.timing import TimingOptions, flush_buffer, time_function
+
+    def slow(x):
+        time.sleep(0.1)
+        return x * 2
+
+    sets = [(torch.full((4,), float(i), device="cuda"),) for i in range(4)]
+    timed = time_function(slow, sets, flush_buffer(torch.device("cuda")), TimingOptions(budget_s=0.2))
+    assert [float(out[0]) for out in timed.outputs] == [0.0, 2.0, 4.0, 6.0]

@@ -70,12 +70,13 @@ def time_function(
     """Time fn over rotating input sets. Returns the latency and each set's last output."""
     outputs: list[Any] = [None] * len(input_sets)
     warm_started, calls = time.perf_counter(), 0
-    while calls < max(1, options.warmup):
+    # every input set runs at least once, so each has an output to check again after timing
+    while calls < max(len(input_sets), options.warmup):
         outputs[calls % len(input_sets)] = fn(*input_sets[calls % len(input_sets)])
         torch.cuda.synchronize()
         calls += 1
-        if time.perf_counter() - warm_started > options.budget_s / 4:  # a slow function: enough warm-up
-            break
+        if calls >= len(input_sets) and time.perf_counter() - warm_started > options.budget_s / 4:
+            break  # a slow function: enough warm-up
     per_call = (time.perf_counter() - warm_started) / calls
     batch = max(1, min(MAX_BATCH, int(options.budget_s / 10 / max(per_call, 1e-6))))
     note = None

@@ -12,8 +12,8 @@ from typing import Any
 
 from workbench.agent.conversation import ToolSpec
 from workbench.harness import EvalOptions, EvalResult, evaluate
-from workbench.harness.runner import EvalUsageError
-from workbench.session.bash import OUTPUT_CAP, run_bash, safe_environment
+from workbench.harness.runner import EvalUsageError, child_environment
+from workbench.session.bash import OUTPUT_CAP, run_bash
 from workbench.session.workspace import WorkspaceError, resolve_inside
 from workbench.tasks import Task
 
@@ -159,7 +159,8 @@ class ToolBox:
         ncu = ["ncu", "--clock-control", "none", "--target-processes", "all", "--print-summary", "per-kernel"]
         command = [*ncu, sys.executable, "-m", "workbench.harness.profile", str(self.task.path), "solution.py"]
         command.append(workload)
-        proc = subprocess.run(command, cwd=self.work, env=safe_environment(), capture_output=True, text=True,
+        # the eval child's environment: no secrets, and the package importable where it is not installed
+        proc = subprocess.run(command, cwd=self.work, env=child_environment("cuda"), capture_output=True, text=True,
                               timeout=self.eval_timeout_s)  # fmt: skip
         output = (proc.stdout + proc.stderr)[-OUTPUT_CAP:]
         return ToolOutcome(output, is_error=proc.returncode != 0)

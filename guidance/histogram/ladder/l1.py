@@ -1,30 +1,40 @@
-"""Histogram, L1 rung: plain + L1.1 (privatised sub-histogram per program, merged with one atomic per
-bin) + L1.2 (only the hot head of a large vocabulary is privatised; the cold tail stays atomic).
+"""Histogram, L1 rung: plain + L1.1 (count on chip with tl.histogram, merge one atomic per bin) + L1.2
+(on chip only a window of 256 bins where the block's values concentrate; the rest stay global atomics).
 
-One program per block of 4096 elements. The block's values below HEAD (all of them when bins <= 4096)
-are counted on chip with tl.histogram (a shared-memory sub-histogram), and the program adds its HEAD
-counts to the output with HEAD atomics; values >= HEAD are added to the output directly.
+One program per block of 4096 elements. With <= 256 bins the window is the whole alphabet. Otherwise
+each block picks the window that holds more of its values, the lowest ids or the bins around its mean,
+counts those on chip and adds its window to the output with one atomic per bin; values outside the
+window are added to the output directly. Every block merges (no persistence yet), every window bin,
+even the empty ones.
 """
 
 import torch
 import triton
 import triton.language as tl
 
-_MAX_HEAD = 4096  # 16 KB of int32 counts on chip
+_WINDOW = 256
 
 
 @triton.jit
-def _hist_block_kernel(x_ptr, counts_ptr, n, bins, BLOCK: tl.constexpr, HEAD: tl.constexpr, HAS_TAIL: tl.constexpr):
-    pid = tl.program_id(0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
+def _hist_block_kernel(x_ptr, counts_ptr, n, bins, BLOCK: tl.constexpr, W: tl.constexpr, WHOLE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     in_bounds = offs < n
     x = tl.load(x_ptr + offs, mask=in_bounds, other=0).to(tl.int32)
-    in_head = in_bounds & (x < HEAD)
-    sub = tl.histogram(tl.where(in_head, x, 0), HEAD, mask=in_head)
-    bin_ids = tl.arange(0, HEAD)
+    lo = 0
+    if not WHOLE:
+        count = tl.maximum(tl.sum(in_bounds.to(tl.int32), axis=0), 1)
+        mean = (tl.sum(x.to(tl.float32), axis=0) / count).to(tl.int32)
+        centred = tl.minimum(tl.maximum(mean - W // 2, 0), bins - W)
+        hits_low = tl.sum((in_bounds & (x < W)).to(tl.int32), axis=0)
+        hits_centred = tl.sum((in_bounds & (x >= centred) & (x < centred + W)).to(tl.int32), axis=0)
+        lo = tl.where(hits_centred > hits_low, centred, 0)
+    rel = x - lo
+    in_window = in_bounds & (rel >= 0) & (rel < W)
+    sub = tl.histogram(tl.where(in_window, rel, 0), W, mask=in_window)
+    bin_ids = lo + tl.arange(0, W)
     tl.atomic_add(counts_ptr + bin_ids, sub.to(tl.int64), mask=bin_ids < bins, sem="relaxed")
-    if HAS_TAIL:
-        tl.atomic_add(counts_ptr + x, 1, mask=in_bounds & (x >= HEAD), sem="relaxed")
+    if not WHOLE:
+        tl.atomic_add(counts_ptr + x, 1, mask=in_bounds & ~in_window, sem="relaxed")
 
 
 def solution(x, bins):
@@ -33,9 +43,8 @@ def solution(x, bins):
     counts = torch.zeros(bins, dtype=torch.int64, device=x.device)
     if n == 0:
         return counts
-    head = min(triton.next_power_of_2(bins), _MAX_HEAD)
+    whole = bins <= _WINDOW
+    window = triton.next_power_of_2(bins) if whole else _WINDOW
     BLOCK = 4096
-    _hist_block_kernel[(triton.cdiv(n, BLOCK),)](
-        x, counts, n, bins, BLOCK=BLOCK, HEAD=head, HAS_TAIL=bins > head, num_warps=4
-    )
+    _hist_block_kernel[(triton.cdiv(n, BLOCK),)](x, counts, n, bins, BLOCK=BLOCK, W=window, WHOLE=whole, num_warps=4)
     return counts
