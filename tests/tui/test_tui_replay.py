@@ -72,3 +72,22 @@ async def test_an_unguided_session_shows_the_guidance_only_on_request_marked_not
         assert "L1" not in guidance.source
         await pilot.press("g")
         assert "Not given to the agent" in guidance.source and "L1 algorithm" in guidance.source
+
+
+@app_test
+async def test_the_ladder_tab_shows_the_recorded_gpu_ladder_beside_the_session_at_the_cursor(project_root):
+    from workbench.ladder_report import recorded_run
+
+    run, _ = recorded_run(project_root)
+    expert = run.results["rmsnorm_residual"]["expert"].workloads[0]  # the recorded figures, read back here
+    app = WorkbenchApp(sessions=project_root / "sessions")
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_from_home(pilot, app, GUIDED)
+        ladder = screen.query_one("#ladder-md", Markdown)
+        screen.query_one(TabbedContent).active = "tab-ladder"
+        await wait_until(pilot, lambda: "Design ladder: rmsnorm_residual" in ladder.source, what="the ladder")
+        assert f"| {expert.name} | {expert.reference_ms.median * 1e3:.1f} |" in ladder.source
+        assert "plain → L1" in ladder.source and run.where() in ladder.source
+        assert "not timed here (interpret mode" in ladder.source  # the example session ran on the CPU
+        await pilot.press("home")  # turn 0: no eval yet, and the tab follows the cursor
+        await wait_until(pilot, lambda: "The session has no eval yet." in ladder.source, what="the ladder at turn 0")

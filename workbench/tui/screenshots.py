@@ -1,10 +1,11 @@
-"""Screenshots of the app's four screens, taken by driving the real app headless:
+"""Screenshots of the app's screens, taken by driving the real app headless:
 
     python -m workbench.tui.screenshots docs/screenshots
 
 home (the tasks and the example sessions), a live scripted session on rmsnorm_residual stepped
-three turns, the guided example session in replay at its third turn, and the guided and unguided
-example sessions compared. Writes home.svg, session.svg, replay.svg and compare.svg.
+three turns, the guided example session in replay at its third turn and with its Ladder tab open (the
+task's design ladder from the recorded GPU run), and the guided and unguided example sessions compared.
+Writes home.svg, session.svg, replay.svg, ladder.svg and compare.svg.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from textual.pilot import Pilot
+from textual.widgets import Markdown, TabbedContent
 
 from workbench.session.loop import LoopState
 from workbench.tasks import project_root
@@ -63,6 +65,11 @@ async def take(out: Path) -> list[Path]:
             await pilot.press("home", "right", "right", "right")
             await pilot.pause()
             save("replay")
+            app.screen.query_one(TabbedContent).active = "tab-ladder"
+            ladder = app.screen.query_one("#ladder-md", Markdown)
+            await _until(pilot, lambda: "Design ladder" in ladder.source)
+            await pilot.pause(0.3)
+            save("ladder")
             await pilot.press("escape")
 
             await _until(pilot, lambda: isinstance(app.screen, HomeScreen))

@@ -9,8 +9,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Markdown, TabbedContent, TabPane, TextArea
 
 from workbench.guidance import guidance_markdown, load_guidance
+from workbench.ladder_report import ladder_markdown, recorded_run
 from workbench.session.log import Event
-from workbench.tasks import TaskFormatError, load_task
+from workbench.tasks import TaskFormatError, load_task, project_root
 from workbench.tui.timeline import Progress
 from workbench.tui.widgets.timing import TimingPanel
 from workbench.tui.widgets.transcript import Transcript
@@ -33,6 +34,7 @@ class SessionView(Screen[None]):
         self.progress = Progress()
         self._loaded_tabs: set[str | None] = set()
         self._guidance_revealed = False
+        self._ladder_shows: object = None  # the eval the Ladder tab was last rendered for
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -48,6 +50,8 @@ class SessionView(Screen[None]):
                         yield Markdown("", id="task-md")
                     with TabPane("Guidance", id="tab-guidance"):
                         yield Markdown("", id="guidance-md")
+                    with TabPane("Ladder", id="tab-ladder"):
+                        yield Markdown("", id="ladder-md")
             with Vertical(id="right-pane"):
                 # composed with its first text: loading it after mount would parse and lay it out twice
                 yield TextArea.code_editor(self.initial_source(), language="python", read_only=True, id="editor")
@@ -77,6 +81,8 @@ class SessionView(Screen[None]):
 
     def refresh_timing(self) -> None:
         self.query_one(TimingPanel).show(self.progress, self.state_label())
+        if "tab-ladder" in self._loaded_tabs and self.progress.last_eval is not self._ladder_shows:
+            self._show_ladder()
 
     def show_solution(self, source: str) -> None:
         if self.editor.text != source:
@@ -99,6 +105,8 @@ class SessionView(Screen[None]):
             self.query_one("#task-md", Markdown).update(self._task_markdown())
         elif pane == "tab-guidance":
             self.query_one("#guidance-md", Markdown).update(self._guidance_markdown(reveal=self._guidance_revealed))
+        elif pane == "tab-ladder":
+            self._show_ladder()
         else:
             return
         self._loaded_tabs.add(pane)
@@ -122,3 +130,16 @@ class SessionView(Screen[None]):
         if self.levels:
             return guidance_markdown(items, self.levels)
         return NOT_GIVEN + guidance_markdown(items, {1, 2, 3})
+
+    def _show_ladder(self) -> None:
+        """The task's design ladder from the recorded GPU run, beside this session's latest eval."""
+        last = self.progress.last_eval
+        self._ladder_shows = last
+        try:
+            task = load_task(self.start["task"])
+        except (TaskFormatError, OSError) as exc:
+            text = f"*The task cannot be loaded: {exc}*"
+        else:
+            run, unreadable = recorded_run(project_root())
+            text = ladder_markdown(task, run, last["result"] if last else None, unreadable)
+        self.query_one("#ladder-md", Markdown).update(text)

@@ -1,0 +1,123 @@
+"""One task's design ladder from the recorded GPU run, beside a session's latest eval: what each level
+of guidance was worth on the GPU, and where the session's own kernel stands among the rungs.
+
+Markdown, for the app's Ladder tab; nothing here measures. The session's figures are compared only
+when they were timed on the same kind of device as the recorded run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from workbench.suite import SuiteRun, SuiteRunError, WorkloadRow, latest_run, load_run, workload_rows
+from workbench.tasks import LADDER_RUNGS, Task
+
+RUNG_TITLES = {"plain": "plain", "l1": "L1", "l1_l2": "L1+L2", "expert": "expert (L1-L3)"}
+
+
+def _us(ms: float | None) -> str:
+    return f"{ms * 1e3:.1f}" if ms else "–"
+
+
+def session_latencies(result: dict[str, Any] | None) -> dict[str, float]:
+    """Median latency (ms) per workload of an eval result as logged; only timed, correct workloads."""
+    if not result:
+        return {}
+    out = {}
+    for w in result.get("workloads", []):
+        latency = w.get("latency_ms")
+        if w.get("correct") and latency and latency.get("median"):
+            out[w["name"]] = float(latency["median"])
+    return out
+
+
+def standing(session_ms: float, rungs: list[tuple[str, float]]) -> str:
+    """Which rungs the session's kernel is faster than. The rungs' latencies need not fall in
+    order (a level can cost time on some shape), so the rungs beaten are named, not a position."""
+    beaten = [RUNG_TITLES[name] for name, ms in rungs if session_ms < ms]
+    if len(beaten) == len(rungs):
+        return "faster than every rung"
+    if not beaten:
+        return "slower than every rung"
+    return "faster than " + ", ".join(beaten)
+
+
+def _session_note(run: SuiteRun, result: dict[str, Any] | None, timed: dict[str, float]) -> str | None:
+    if not result:
+        return "The session has no eval yet."
+    device = result.get("device") or {}
+    if device.get("mode") != "cuda" or not timed:
+        return "The session's evals are not timed here (interpret mode, or nothing correct was timed)."
+    if device.get("name") != run.device.get("name"):
+        return (f"The session ran on {device.get('name', '?')}, the ladder on {run.device.get('name', '?')}: "
+                "the figures are not comparable.")  # fmt: skip
+    return None
+
+
+def ladder_markdown(
+    task: Task, run: SuiteRun | None, session_result: dict[str, Any] | None, unreadable: str | None = None
+) -> str:
+    """The task's rungs per workload from `run`, with the session's latest eval beside them;
+    `unreadable` says why there is no run when the recorded file could not be read."""
+    lines = [f"## Design ladder: {task.name}", ""]
+    if run is None:
+        why = unreadable or "No GPU run is recorded (docs/runs/\\*/suite.json); `benchmarks/suite_gpu.py` records one."
+        lines.append(f"*{why}*")
+        return "\n".join(lines) + "\n"
+    rows = [r for r in workload_rows(run, [task]) if r.workload != "-"]
+    if not rows:
+        lines.append(f"*The recorded run ({run.path}) has no timed workload of this task.*")
+        return "\n".join(lines) + "\n"
+    rung_names = [r for r in LADDER_RUNGS if any(r in row.ladder_ms for row in rows)]
+    timed = session_latencies(session_result)
+    note = _session_note(run, session_result, timed)
+    comparable = note is None
+    lines += [f"Measured on {run.where()}. Latencies in µs.", ""]
+    if not rung_names:
+        lines += ["*This task keeps no design ladder: its expert against the reference.*", ""]
+    header = ["workload", "reference", *(RUNG_TITLES[r] for r in rung_names), RUNG_TITLES["expert"], "this session"]
+    header += ["where the session stands"] if comparable else []
+    lines += ["| " + " | ".join(header) + " |", "| --- |" + " ---: |" * (len(header) - 1)]
+    for row in rows:
+        lines.append("| " + " | ".join(_cells(row, rung_names, timed if comparable else {})) + " |")
+    if rung_names:
+        lines += ["", "Each step is a rung's latency over the next rung's: over 1x, the level made it faster.", ""]
+        lines += _steps_table(rows, rung_names)
+    if note:
+        lines += ["", f"*{note}*"]
+    return "\n".join(lines) + "\n"
+
+
+def _cells(row: WorkloadRow, rung_names: list[str], timed: dict[str, float]) -> list[str]:
+    session = timed.get(row.workload)
+    if row.expert_ms is None:
+        failed = f"failed: {row.error or '?'}".replace("|", "\\|")
+        return [row.workload, "", *("" for _ in rung_names), failed, _us(session), *(["–"] if timed else [])]
+    cells = [row.workload, _us(row.reference_ms), *(_us(row.ladder_ms.get(r)) for r in rung_names)]
+    cells += [_us(row.expert_ms), _us(session)]
+    if timed:
+        rungs = [(r, row.ladder_ms[r]) for r in rung_names if r in row.ladder_ms] + [("expert", row.expert_ms)]
+        cells.append(standing(session, rungs) if session else "–")
+    return cells
+
+
+def _steps_table(rows: list[WorkloadRow], rung_names: list[str]) -> list[str]:
+    chain_names = [*rung_names, "expert"]
+    steps = [f"{RUNG_TITLES[a]} → {RUNG_TITLES[b]}" for a, b in zip(chain_names, chain_names[1:])]
+    lines = ["| workload | " + " | ".join(steps) + " |", "| --- |" + " ---: |" * len(steps)]
+    for row in rows:
+        chain = [row.ladder_ms.get(r) for r in rung_names] + [row.expert_ms]
+        cells = [f"{a / b:.2f}x" if a and b else "–" for a, b in zip(chain, chain[1:])]
+        lines.append(f"| {row.workload} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def recorded_run(root: Path) -> tuple[SuiteRun | None, str | None]:
+    """The latest recorded run under root, or None and why (a malformed file is said, not raised)."""
+    path = latest_run(root)
+    if path is None:
+        return None, None
+    try:
+        return load_run(path), None
+    except SuiteRunError as exc:
+        return None, str(exc)
