@@ -121,3 +121,28 @@ def test_merging_a_merged_run_keeps_every_original_run_and_where_each_eval_came_
     assert "`experts`: all replaced by later runs" in text
     assert "`ladder`: the ladder rungs of 1 task(s)" in text and "`expert again`: the experts of 1 task(s)" in text
     assert "| scale_add | medium | 8000.0 |  |  | 1000.0 |" in text  # plain from run 2, the expert from run 3
+
+
+def test_cli_task_prints_its_ladder_and_places_a_saved_eval_among_the_rungs(root, tmp_path, capsys):
+    assert main(["suite", "--task", "scale_add"]) == 0
+    out = capsys.readouterr().out
+    assert "## Design ladder: scale_add" in out and "| medium | 4000.0 | 4000.0 | 2000.0 | 1000.0 |" in out
+    assert "this eval" not in out  # no eval given: no column for one
+    saved = _result({"medium": (3.0, 4.0), "tiny": None})  # an `eval --json` result on the same GPU
+    (tmp_path / "mine.json").write_text(json.dumps(saved))
+    assert main(["suite", "--task", "scale_add", "--eval", str(tmp_path / "mine.json")]) == 0
+    out = capsys.readouterr().out
+    assert "| medium | 4000.0 | 4000.0 | 2000.0 | 1000.0 | 3000.0 | faster than plain |" in out
+
+
+def test_cli_task_errors_are_one_line(root, tmp_path, capsys):
+    other = {**_result({"medium": (3.0, 4.0)}), "task": "rmsnorm_residual"}
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    (tmp_path / "junk.json").write_text("[1, 2]")
+    assert main(["suite", "--eval", str(tmp_path / "other.json")]) == 2
+    assert main(["suite", "--task", "scale_add", "--eval", str(tmp_path / "other.json")]) == 2
+    assert main(["suite", "--task", "scale_add", "--eval", str(tmp_path / "junk.json")]) == 2
+    assert main(["suite", "--task", "no_such_task"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 4 and all(line.startswith("workbench: error:") for line in err)
+    assert "needs --task" in err[0] and "not 'scale_add'" in err[1] and "not an eval result" in err[2]

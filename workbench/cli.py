@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     su = sub.add_parser("suite", help="the suite's expert latencies, speedups, SOL and ladders from a recorded GPU run")
     su.add_argument("--run", type=Path, help="a suite.json (default: the latest under docs/runs/)")
     su.add_argument("--json", action="store_true")
+    su.add_argument("--task", help="one task: its design ladder, each level's step (and --eval beside them)")
+    su.add_argument("--eval", type=Path, help="with --task: an `eval --json` result to place among the rungs")
 
     sc = sub.add_parser("score", help="per-task speedup and Sperf from saved `eval --json` results")
     sc.add_argument("results", nargs="+", type=Path, help="eval result JSON files")
@@ -120,6 +122,7 @@ def _tasks(args: argparse.Namespace) -> int:
 def _suite(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
+    from workbench.ladder_report import ladder_markdown
     from workbench.suite import SuiteRunError, latest_run, load_run, render_markdown, summary, workload_rows
 
     path = args.run or latest_run(project_root())
@@ -130,7 +133,13 @@ def _suite(args: argparse.Namespace) -> int:
         run = load_run(path)
     except SuiteRunError as exc:
         raise UsageError(str(exc)) from None
-    rows = workload_rows(run, _load_all())
+    if args.eval and not args.task:
+        raise UsageError("--eval needs --task: the task whose ladder the result is placed on")
+    if args.task and not args.json:
+        result = _saved_eval(args.eval, args.task)
+        print(ladder_markdown(load_task(args.task), run, result, who="eval" if args.eval else None), end="")
+        return EXIT_OK
+    rows = workload_rows(run, [load_task(args.task)] if args.task else _load_all())
     if args.json:
         doc = {"run": str(path), "measured_on": run.where(), "measured_at": run.measured_at, "device": run.device,
                "ceilings": run.ceilings, "command": run.command, "summary": summary(rows),
@@ -139,6 +148,21 @@ def _suite(args: argparse.Namespace) -> int:
     else:
         print(render_markdown(run, rows), end="")
     return EXIT_OK
+
+
+def _saved_eval(path: Path | None, task_name: str) -> dict[str, Any] | None:
+    """An `eval --json` result from disk, checked to be one of this task's."""
+    if path is None:
+        return None
+    try:
+        result = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{path}: not an eval result ({exc})") from None
+    if not isinstance(result, dict) or not isinstance(result.get("workloads"), list):
+        raise UsageError(f"{path}: not an eval result (no 'workloads' list)")
+    if result.get("task") != task_name:
+        raise UsageError(f"{path}: an eval of task {result.get('task')!r}, not {task_name!r}")
+    return result
 
 
 def _task_json(task: Task) -> dict[str, Any]:

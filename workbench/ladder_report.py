@@ -42,23 +42,28 @@ def standing(session_ms: float, rungs: list[tuple[str, float]]) -> str:
     return "faster than " + ", ".join(beaten)
 
 
-def _session_note(run: SuiteRun, result: dict[str, Any] | None, timed: dict[str, float]) -> str | None:
+def _session_note(run: SuiteRun, result: dict[str, Any] | None, timed: dict[str, float], who: str) -> str | None:
     if not result:
-        return "The session has no eval yet."
+        return f"The {who} has no eval yet."
     device = result.get("device") or {}
     if device.get("mode") != "cuda" or not timed:
-        return "The session's evals are not timed here (interpret mode, or nothing correct was timed)."
+        return f"The {who}'s evals are not timed here (interpret mode, or nothing correct was timed)."
     if device.get("name") != run.device.get("name"):
-        return (f"The session ran on {device.get('name', '?')}, the ladder on {run.device.get('name', '?')}: "
+        return (f"The {who} ran on {device.get('name', '?')}, the ladder on {run.device.get('name', '?')}: "
                 "the figures are not comparable.")  # fmt: skip
     return None
 
 
 def ladder_markdown(
-    task: Task, run: SuiteRun | None, session_result: dict[str, Any] | None, unreadable: str | None = None
+    task: Task,
+    run: SuiteRun | None,
+    session_result: dict[str, Any] | None,
+    unreadable: str | None = None,
+    who: str | None = "session",
 ) -> str:
-    """The task's rungs per workload from `run`, with the session's latest eval beside them;
-    `unreadable` says why there is no run when the recorded file could not be read."""
+    """The task's rungs per workload from `run`, with an eval beside them: the latest of a session
+    (`who` names it: "session", "eval"), or none (`who=None`, no column). `unreadable` says why
+    there is no run when the recorded file could not be read."""
     lines = [f"## Design ladder: {task.name}", ""]
     if run is None:
         why = unreadable or "No GPU run is recorded (docs/runs/\\*/suite.json); `benchmarks/suite_gpu.py` records one."
@@ -70,16 +75,18 @@ def ladder_markdown(
         return "\n".join(lines) + "\n"
     rung_names = [r for r in LADDER_RUNGS if any(r in row.ladder_ms for row in rows)]
     timed = session_latencies(session_result)
-    note = _session_note(run, session_result, timed)
-    comparable = note is None
+    note = _session_note(run, session_result, timed, who) if who else None
+    comparable = who is not None and note is None
     lines += [f"Measured on {run.where()}. Latencies in µs.", ""]
     if not rung_names:
         lines += ["*This task keeps no design ladder: its expert against the reference.*", ""]
-    header = ["workload", "reference", *(RUNG_TITLES[r] for r in rung_names), RUNG_TITLES["expert"], "this session"]
-    header += ["where the session stands"] if comparable else []
+    header = ["workload", "reference", *(RUNG_TITLES[r] for r in rung_names), RUNG_TITLES["expert"]]
+    header += [f"this {who}"] if who else []
+    header += [f"where the {who} stands"] if comparable else []
     lines += ["| " + " | ".join(header) + " |", "| --- |" + " ---: |" * (len(header) - 1)]
     for row in rows:
-        lines.append("| " + " | ".join(_cells(row, rung_names, timed if comparable else {})) + " |")
+        cells = _cells(row, rung_names, timed if comparable else {})
+        lines.append("| " + " | ".join(cells if who else cells[:-1]) + " |")
     if rung_names:
         lines += ["", "Each step is a rung's latency over the next rung's: over 1x, the level made it faster.", ""]
         lines += _steps_table(rows, rung_names)
