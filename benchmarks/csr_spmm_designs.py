@@ -51,9 +51,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
+from design_sweep import error_cell, error_detail, load, print_table, time_us, verdict  # noqa: E402
 
 from workbench.harness.worker import _load_module  # noqa: E402
-from workbench.tasks import load_task  # noqa: E402
 
 TASK = "csr_spmm"
 
@@ -362,37 +362,30 @@ def designs(expert) -> dict:
     }
 
 
-def _verdict(got, expected, atol: float, rtol: float) -> tuple[bool, float]:
-    if not isinstance(got, torch.Tensor) or got.shape != expected.shape or got.dtype != expected.dtype:
-        return False, float("inf")
-    diff = (got - expected).abs()
-    ok = bool((diff <= atol + rtol * expected.abs()).all())  # NaN compares False: unwritten rows fail
-    return ok, float(diff.nan_to_num(nan=float("inf")).max()) if diff.numel() else 0.0
-
-
-def check_interpret(task, inputs, reference, candidates: dict) -> int:
+def check_interpret(files, candidates: dict) -> int:
     if os.environ.get("TRITON_INTERPRET") != "1":
         print("--check-interpret needs TRITON_INTERPRET=1 in the environment (set before Triton is imported)")
         return 2
     from workbench.harness import triton_patches
 
     triton_patches.apply(interpret=True)
-    tol = task.tolerance["float32"]
     failures = 0
-    for workload in (w for w in task.workloads if w.interpret):
-        args = inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cpu"))
-        expected = reference(*args)
+    for workload in files.workloads(interpret=True):
+        args = files.inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cpu"))
+        expected = files.reference(*args)
         expected = expected.to_dense() if expected.layout != torch.strided else expected
         for name, fn in candidates.items():
             try:
                 copies = [a.clone() for a in args]
-                ok, err = _verdict(fn(*copies), expected, tol.atol, tol.rtol)
+                result = verdict(files.task, fn(*copies), expected)
                 untouched = all(torch.equal(a, c) for a, c in zip(args, copies))
-                verdict = ("correct" if ok else "WRONG") + ("" if untouched else " (modified its inputs)")
-                ok = ok and untouched
-                line = f"{verdict} (max abs err {err:.2e})"
+                said = ("correct" if result.ok else f"WRONG ({result.message})") + (
+                    "" if untouched else " (modified its inputs)"
+                )
+                ok = result.ok and untouched
+                line = f"{said} (max abs err {result.max_abs_err:.2e})"
             except Exception as exc:  # a design that fails is a finding, not the end of the check
-                ok, line = False, f"error: {type(exc).__name__}: {exc}"
+                ok, line = False, f"error: {error_detail(exc)}"
             failures += not ok
             print(f"{workload.name} {name}: {line}", flush=True)
     print(f"{len(candidates)} designs, {failures} not correct")
@@ -405,48 +398,41 @@ def main() -> int:
     parser.add_argument("--designs", nargs="+", help="only these designs (names as in the table)")
     parser.add_argument("--check-interpret", action="store_true", help="CPU interpreter correctness check only")
     args = parser.parse_args()
-    task = load_task(TASK)
-    inputs = _load_module("_designs_inputs", task.file("inputs.py"))
-    reference = _load_module("_designs_reference", task.file("reference.py")).reference
-    expert_module = _load_module("_designs_expert", task.expert_path)
-    ladder = {rung: _load_module(f"_designs_{rung}", path).solution for rung, path in task.ladder[:-1]}
-    candidates = {"expert": expert_module.solution}
-    candidates |= {f"ladder {rung}": fn for rung, fn in ladder.items()} | designs(expert_module)
+    files = load(TASK)
+    ladder = {rung: _load_module(f"_designs_{rung}", path).solution for rung, path in files.task.ladder[:-1]}
+    candidates = {"expert": files.expert.solution}
+    candidates |= {f"ladder {rung}": fn for rung, fn in ladder.items()} | designs(files.expert)
     if args.designs:
         unknown = set(args.designs) - set(candidates)
         if unknown:
             parser.error(f"unknown designs {sorted(unknown)}; known: {list(candidates)}")
         candidates = {name: fn for name, fn in candidates.items() if name in args.designs}
     if args.check_interpret:
-        return check_interpret(task, inputs, reference, candidates)
+        return check_interpret(files, candidates)
 
-    candidates = {"torch.sparse_csr @ x (reference)": reference} | candidates
-    tol = task.tolerance["float32"]
-    workloads = [w for w in task.workloads if not w.interpret and (not args.workloads or w.name in args.workloads)]
+    candidates = {"torch.sparse_csr @ x (reference)": files.reference} | candidates
+    workloads = files.workloads(interpret=False, names=args.workloads)
     print(f"csr_spmm designs on {torch.cuda.get_device_name()}, triton {triton.__version__}; microseconds")
     columns = []
     for workload in workloads:
-        args_in = inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cuda"))
-        expected = reference(*args_in)
+        args_in = files.inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cuda"))
+        expected = files.reference(*args_in)
         column = {}
         for name, fn in candidates.items():
             try:
-                ok, err = _verdict(fn(*args_in), expected, tol.atol, tol.rtol)
-                if not ok:
-                    print(f"{workload.name} {name}: max abs err {err:.3g}", flush=True)
-                us = triton.testing.do_bench(lambda fn=fn, a=args_in: fn(*a), warmup=25, rep=200) * 1e3
-                column[name] = f"{us:.1f}" if ok else f"WRONG ({us:.1f})"
+                result = verdict(files.task, fn(*args_in), expected)
+                if not result.ok:
+                    print(f"{workload.name} {name}: {result.message}", flush=True)
+                us = time_us(lambda fn=fn, a=args_in: fn(*a))
+                column[name] = f"{us:.1f}" if result.ok else f"WRONG ({us:.1f})"
             except Exception as exc:  # a design that fails to compile is a finding, not the end of the table
-                column[name] = f"error: {type(exc).__name__}"
-                print(f"{workload.name} {name}: {type(exc).__name__}: {exc}".splitlines()[0], flush=True)
+                column[name] = error_cell(exc)
+                print(f"{workload.name} {name}: {error_detail(exc)}", flush=True)
             print(f"{workload.name} {name}: {column[name]}", flush=True)
         columns.append(column)
         del args_in, expected
         torch.cuda.empty_cache()
-    print("| design | " + " | ".join(w.name for w in workloads) + " |")
-    print("| --- |" + " --- |" * len(workloads))
-    for name in candidates:
-        print(f"| {name} | " + " | ".join(c[name] for c in columns) + " |")
+    print_table(None, candidates, [w.name for w in workloads], columns)
     return 0
 
 

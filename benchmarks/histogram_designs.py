@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
+from design_sweep import error_cell, load, print_table, time_us, verdict  # noqa: E402
 
 from workbench.harness.worker import _load_module  # noqa: E402
-from workbench.tasks import load_task  # noqa: E402
 
 
 @triton.jit
@@ -95,33 +95,28 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workloads", nargs="+")
     args = parser.parse_args()
-    task = load_task("histogram")
-    inputs = _load_module("_designs_inputs", task.file("inputs.py"))
-    expert = _load_module("_designs_expert", task.expert_path).solution
-    ladder = {rung: _load_module(f"_designs_{rung}", path).solution for rung, path in task.ladder[:-1]}
-    candidates = {"torch.bincount (reference)": lambda x, b: torch.bincount(x, minlength=b), "expert": expert}
+    files = load("histogram")
+    ladder = {rung: _load_module(f"_designs_{rung}", path).solution for rung, path in files.task.ladder[:-1]}
+    candidates = {"torch.bincount (reference)": files.reference, "expert": files.expert.solution}
     candidates |= {f"ladder {rung}": fn for rung, fn in ladder.items()} | DESIGNS
-    workloads = [w for w in task.workloads if not w.interpret and (not args.workloads or w.name in args.workloads)]
+    workloads = files.workloads(interpret=False, names=args.workloads)
     print(f"histogram designs on {torch.cuda.get_device_name()}, triton {triton.__version__}; microseconds")
-    print("| design | " + " | ".join(w.name for w in workloads) + " |")
-    print("| --- |" + " --- |" * len(workloads))
     columns = []
     for workload in workloads:
-        x, bins = inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cuda"))
-        expected = torch.bincount(x.flatten(), minlength=bins)
+        x, bins = files.inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cuda"))
+        expected = files.reference(x, bins)
         column = {}
         for name, fn in candidates.items():
             try:
-                ok = torch.equal(fn(x, bins), expected)
-                us = triton.testing.do_bench(lambda fn=fn, x=x, bins=bins: fn(x, bins), warmup=25, rep=200) * 1e3
+                ok = verdict(files.task, fn(x, bins), expected).ok
+                us = time_us(lambda fn=fn, x=x, bins=bins: fn(x, bins))
                 column[name] = f"{us:.1f}" if ok else f"WRONG ({us:.1f})"
             except Exception as exc:  # a design that fails to compile is a finding, not the end of the table
-                column[name] = f"error: {type(exc).__name__}"
+                column[name] = error_cell(exc)
             print(f"{workload.name} {name}: {column[name]}", flush=True)
         columns.append(column)
         del x, expected
-    for name in candidates:
-        print(f"| {name} | " + " | ".join(c[name] for c in columns) + " |")
+    print_table(None, candidates, [w.name for w in workloads], columns)
     return 0
 
 

@@ -67,10 +67,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
+from design_sweep import error_cell, error_detail, load, print_table, time_us, verdict  # noqa: E402
 
 from workbench.harness import triton_patches  # noqa: E402
-from workbench.harness.worker import _load_module  # noqa: E402
-from workbench.tasks import load_task  # noqa: E402
 
 
 @triton.jit
@@ -311,13 +310,6 @@ DESIGNS = {
 }
 
 
-def _correct(got: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float) -> bool:
-    if got.shape != expected.shape or got.dtype != expected.dtype:
-        return False
-    got, expected = got.float(), expected.float()
-    return bool(((got - expected).abs() <= atol + rtol * expected.abs()).all())  # NaN (unwritten row) fails
-
-
 def _poison(like: torch.Tensor) -> None:
     """Fill a block the size of the output with NaN and free it, so that the caching allocator most likely hands
     it to the solution's torch.empty: a row the design forgets to write then shows up as wrong (the harness
@@ -325,73 +317,67 @@ def _poison(like: torch.Tensor) -> None:
     torch.empty_like(like).fill_(float("nan"))
 
 
-def _candidates(task, names: list[str] | None) -> dict:
-    expert = _load_module("_designs_expert", task.expert_path).solution
+def _candidates(files, names: list[str] | None) -> dict:
     designs = {n: fn for n, fn in DESIGNS.items() if not names or any(s in n for s in names)}
-    return {"expert": expert} | designs
+    return {"expert": files.expert.solution} | designs
 
 
-def check_interpret(task, names: list[str] | None) -> int:
+def check_interpret(files, names: list[str] | None) -> int:
     if os.environ.get("TRITON_INTERPRET") != "1":
         print("--check-interpret needs TRITON_INTERPRET=1 in the environment (set before Triton is imported)")
         return 2
     print("patches:", "; ".join(triton_patches.apply(interpret=True)))
-    inputs = _load_module("_designs_inputs", task.file("inputs.py"))
-    reference = _load_module("_designs_reference", task.file("reference.py")).reference
-    tol = task.tolerance["bfloat16"]
-    candidates = _candidates(task, names)
+    tol = files.task.tolerance["bfloat16"]
+    candidates = _candidates(files, names)
     failures = 0
-    for workload in (w for w in task.workloads if w.interpret):
-        x, w, offsets = inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cpu"))
-        expected = reference(x, w, offsets)
+    for workload in files.workloads(interpret=True):
+        x, w, offsets = files.inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cpu"))
+        expected = files.reference(x, w, offsets)
         print(f"{workload.name} ({workload.describe()}), tolerance atol {tol.atol:g} rtol {tol.rtol:g}:")
         for name, fn in candidates.items():
             try:
                 _poison(expected)
-                got = fn(x, w, offsets)
-                if _correct(got, expected, tol.atol, tol.rtol):
-                    verdict = f"correct (max abs err {(got.float() - expected.float()).abs().max().item():.2g})"
+                result = verdict(files.task, fn(x, w, offsets), expected)
+                if result.ok:
+                    line = f"correct (max abs err {result.max_abs_err:.2g})"
                 else:
-                    verdict = "WRONG"
+                    line = f"WRONG ({result.message})"
                     failures += 1
             except Exception as exc:  # the interpreter cannot run it: report it, do not hide it
-                verdict = f"interpreter cannot run it: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+                line = f"interpreter cannot run it: {error_detail(exc)}"
                 failures += 1
-            print(f"  {name}: {verdict}", flush=True)
+            print(f"  {name}: {line}", flush=True)
     return 1 if failures else 0
 
 
-def bench(task, workload_names: list[str] | None, names: list[str] | None) -> int:
-    inputs = _load_module("_designs_inputs", task.file("inputs.py"))
-    reference = _load_module("_designs_reference", task.file("reference.py")).reference
-    tol = task.tolerance["bfloat16"]
-    candidates = {"reference (cuBLAS per expert)": reference} | _candidates(task, names)
-    workloads = [w for w in task.workloads if not w.interpret and (not workload_names or w.name in workload_names)]
+def bench(files, workload_names: list[str] | None, names: list[str] | None) -> int:
+    candidates = {"reference (cuBLAS per expert)": files.reference} | _candidates(files, names)
+    workloads = files.workloads(interpret=False, names=workload_names)
     print(f"moe_grouped_gemm designs on {torch.cuda.get_device_name()}, triton {triton.__version__}, "
           f"{_num_sms(torch.device('cuda'))} SMs; microseconds (TFLOP/s)")  # fmt: skip
     began = time.perf_counter()
     times: list[dict[str, str]] = []
     rates: list[dict[str, str]] = []
     for workload in workloads:
-        args = inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cuda"))
+        args = files.inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cuda"))
         x, w, offsets = args
         T, K = x.shape
         N = w.shape[2]
         flops = 2.0 * T * N * K
-        expected = reference(x, w, offsets)
+        expected = files.reference(x, w, offsets)
         column: dict[str, str] = {}
         rate: dict[str, str] = {}
         for name, fn in candidates.items():
             try:
                 _poison(expected)
-                ok = _correct(fn(*args), expected, tol.atol, tol.rtol)
-                us = triton.testing.do_bench(lambda fn=fn, args=args: fn(*args), warmup=25, rep=200) * 1e3
+                ok = verdict(files.task, fn(*args), expected).ok
+                us = time_us(lambda fn=fn, args=args: fn(*args))
                 column[name] = f"{us:.1f}" if ok else f"WRONG ({us:.1f})"
                 rate[name] = f"{flops / us * 1e-6:.0f}" if ok else "WRONG"
             except Exception as exc:  # a design that fails to compile is a finding, not the end of the table
-                column[name] = f"error: {type(exc).__name__}"
+                column[name] = error_cell(exc)
                 rate[name] = column[name]
-                print(f"{workload.name} {name}: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}", flush=True)
+                print(f"{workload.name} {name}: {error_detail(exc)}", flush=True)
             print(f"{workload.name} {name}: {column[name]} us, {rate[name]} TFLOP/s "
                   f"[{time.perf_counter() - began:.0f} s]", flush=True)  # fmt: skip
             torch.cuda.empty_cache()
@@ -400,11 +386,7 @@ def bench(task, workload_names: list[str] | None, names: list[str] | None) -> in
         del args, x, w, offsets, expected
         torch.cuda.empty_cache()
     for title, table in (("microseconds", times), ("TFLOP/s (2 * T * N * K / time)", rates)):
-        print(f"\n{title}")
-        print("| design | " + " | ".join(w.name for w in workloads) + " |")
-        print("| --- |" + " --- |" * len(workloads))
-        for name in candidates:
-            print(f"| {name} | " + " | ".join(c[name] for c in table) + " |")
+        print_table(title, candidates, [w.name for w in workloads], table)
     return 0
 
 
@@ -414,10 +396,10 @@ def main() -> int:
     parser.add_argument("--designs", nargs="+", help="only the designs whose name contains one of these")
     parser.add_argument("--check-interpret", action="store_true", help="check correctness on the CPU interpreter")
     args = parser.parse_args()
-    task = load_task("moe_grouped_gemm")
+    files = load("moe_grouped_gemm")
     if args.check_interpret:
-        return check_interpret(task, args.designs)
-    return bench(task, args.workloads, args.designs)
+        return check_interpret(files, args.designs)
+    return bench(files, args.workloads, args.designs)
 
 
 if __name__ == "__main__":

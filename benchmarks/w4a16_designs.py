@@ -65,10 +65,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
+from design_sweep import error_cell, error_detail, load, print_table, time_us, verdict  # noqa: E402
 
 from workbench.harness import triton_patches  # noqa: E402
-from workbench.harness.worker import _load_module  # noqa: E402
-from workbench.tasks import load_task  # noqa: E402
 
 GROUP_SIZE = 128
 _INTERPRETER_SMS = 4  # few "SMs" on the CPU so that the persistent designs loop over several tiles
@@ -377,71 +376,50 @@ DESIGNS = {
 
 
 # ------------------------------------------------------------------------------------------------ driver
-def _allclose(got, expected, tol) -> bool:
-    ok = got.shape == expected.shape and got.dtype == torch.float16
-    return ok and torch.allclose(got.float(), expected.float(), atol=tol.atol, rtol=tol.rtol)
-
-
-def _error_cell(exc: Exception) -> tuple[str, str]:
-    return f"error: {type(exc).__name__}", f"error: {type(exc).__name__}: {str(exc).strip()[:300]}"
-
-
-def check_interpret(task, candidates, reference, inputs, tol) -> int:
+def check_interpret(files, candidates) -> int:
     if os.environ.get("TRITON_INTERPRET") != "1":
         print("--check-interpret needs TRITON_INTERPRET=1 (the CPU interpreter)")
         return 2
-    shapes = [(w.name, dict(w.params), w.seed) for w in task.workloads if w.interpret]
+    shapes = [(w.name, dict(w.params), w.seed) for w in files.workloads(interpret=True)]
     shapes.append((EXTRA_CPU_SHAPE["name"], {k: EXTRA_CPU_SHAPE[k] for k in "MKN"}, EXTRA_CPU_SHAPE["seed"]))
     failures = 0
     for name, params, seed in shapes:
-        args = inputs.make_inputs(params, seed, torch.device("cpu"))
-        expected = reference(*args)
+        args = files.inputs.make_inputs(params, seed, torch.device("cpu"))
+        expected = files.reference(*args)
         print(f"{name} (M={params['M']}, K={params['K']}, N={params['N']}):", flush=True)
         for design, fn in candidates.items():
             try:
-                got = fn(*args)
-                if _allclose(got, expected, tol):
+                result = verdict(files.task, fn(*args), expected)
+                if result.ok:
                     line = "correct"
                 else:
                     failures += 1
-                    line = f"WRONG (max |diff| {float((got.float() - expected.float()).abs().max()):.3g})"
+                    line = f"WRONG (max |diff| {result.max_abs_err:.3g}: {result.message})"
             except Exception as exc:  # an interpreter gap is a finding, reported, not hidden
                 failures += 1
-                line = "interpreter cannot run it: " + _error_cell(exc)[1]
+                line = "interpreter cannot run it: " + error_detail(exc)
             print(f"  {design}: {line}", flush=True)
     print(f"{failures} failure(s)")
     return 1 if failures else 0
 
 
-def _bench(fn) -> float:
-    return triton.testing.do_bench(fn, warmup=25, rep=200) * 1e3
-
-
-def _table(title: str, names, columns) -> None:
-    print(f"\n{title}")
-    print("| design | " + " | ".join(c["_workload"] for c in columns) + " |")
-    print("| --- |" + " --- |" * len(columns))
-    for name in names:
-        print(f"| {name} | " + " | ".join(c.get(name, "") for c in columns) + " |")
-
-
-def measure_workload(workload, candidates, reference, inputs, tol) -> tuple[dict, dict, dict]:
+def measure_workload(workload, candidates, files) -> tuple[dict, dict, dict]:
     """One workload on the GPU: (latency column, TFLOP/s column, parts column), printing each cell as it goes."""
     p = dict(workload.params)
     M, K, N = int(p["M"]), int(p["K"]), int(p["N"])
     flops = 2 * M * N * K
-    X, qweight, scales = inputs.make_inputs(p, workload.seed, torch.device("cuda"))
-    expected = reference(X, qweight, scales)
-    us_col, tf_col, part_col = ({"_workload": workload.name} for _ in range(3))
+    X, qweight, scales = files.inputs.make_inputs(p, workload.seed, torch.device("cuda"))
+    expected = files.reference(X, qweight, scales)
+    us_col, tf_col, part_col = {}, {}, {}
     for name, fn in candidates.items():
         try:
-            ok = _allclose(fn(X, qweight, scales), expected, tol)
-            us = _bench(lambda fn=fn: fn(X, qweight, scales))
+            ok = verdict(files.task, fn(X, qweight, scales), expected).ok
+            us = time_us(lambda fn=fn: fn(X, qweight, scales))
             us_col[name] = f"{us:.1f}" if ok else f"WRONG ({us:.1f})"
             tf_col[name] = f"{flops / us / 1e6:.0f}" if ok else f"WRONG ({flops / us / 1e6:.0f})"
             detail = f"{us:.1f} us, {flops / us / 1e6:.0f} TFLOP/s" + ("" if ok else " (WRONG)")
         except Exception as exc:  # a design that fails to compile or launch is a finding, not the end of the table
-            us_col[name], detail = _error_cell(exc)
+            us_col[name], detail = error_cell(exc), error_detail(exc)
             tf_col[name] = us_col[name]
         print(f"{workload.name} {name}: {detail}", flush=True)
 
@@ -452,10 +430,10 @@ def measure_workload(workload, candidates, reference, inputs, tol) -> tuple[dict
         name = f"dequantise to {'W^T [N, K]' if transposed else 'W [K, N]'} (GB/s)"
         try:
             weights[transposed] = dequantise(qweight, scales, transposed)
-            us = _bench(lambda t=transposed: dequantise(qweight, scales, t))
+            us = time_us(lambda t=transposed: dequantise(qweight, scales, t))
             part_col[name] = f"{us:.1f} ({w_bytes / us / 1e3:.0f})"
         except Exception as exc:
-            part_col[name] = _error_cell(exc)[0]
+            part_col[name] = error_cell(exc)
         print(f"{workload.name} part {name}: {part_col[name]}", flush=True)
     parts = [("cuBLAS X @ W, W given (ceiling, not a candidate) (TFLOP/s)", None, False)]
     parts += [(f"{n} : GEMM alone (TFLOP/s)", *fn.parts) for n, fn in DESIGNS.items() if hasattr(fn, "parts")]
@@ -463,11 +441,11 @@ def measure_workload(workload, candidates, reference, inputs, tol) -> tuple[dict
         try:
             W = weights[transposed]
             run = (lambda W=W: X @ W) if gemm_fn is None else (lambda f=gemm_fn, W=W, t=transposed: f(X, W, t))
-            ok = _allclose(run(), expected, tol)
-            us = _bench(run)
+            ok = verdict(files.task, run(), expected).ok
+            us = time_us(run)
             part_col[name] = f"{us:.1f} ({flops / us / 1e6:.0f})" if ok else f"WRONG ({us:.1f})"
         except Exception as exc:
-            part_col[name] = _error_cell(exc)[0]
+            part_col[name] = error_cell(exc)
         print(f"{workload.name} part {name}: {part_col[name]}", flush=True)
     return us_col, tf_col, part_col
 
@@ -477,30 +455,30 @@ def main() -> int:
     parser.add_argument("--workloads", nargs="+")
     parser.add_argument("--check-interpret", action="store_true", help="CPU correctness check (TRITON_INTERPRET=1)")
     args = parser.parse_args()
-    task = load_task("w4a16_gemm")
-    tol = task.tolerance["float16"]
+    files = load("w4a16_gemm")
+    tol = files.task.tolerance["float16"]
     triton_patches.apply(interpret=args.check_interpret)  # the harness's fixes for interpreter gaps
-    inputs = _load_module("_designs_inputs", task.file("inputs.py"))
-    reference = _load_module("_designs_reference", task.file("reference.py")).reference
-    expert = _load_module("_designs_expert", task.expert_path).solution
+    expert = files.expert.solution
     if args.check_interpret:
-        return check_interpret(task, {"expert": expert} | DESIGNS, reference, inputs, tol)
+        return check_interpret(files, {"expert": expert} | DESIGNS)
 
-    candidates = {"reference (torch dequant + cuBLAS)": reference, "expert": expert} | DESIGNS
-    workloads = [w for w in task.workloads if not w.interpret and (not args.workloads or w.name in args.workloads)]
+    candidates = {"reference (torch dequant + cuBLAS)": files.reference, "expert": expert} | DESIGNS
+    workloads = files.workloads(interpret=False, names=args.workloads)
     print(
         f"w4a16_gemm designs on {torch.cuda.get_device_name()}, triton {triton.__version__}, torch {torch.__version__}"
     )
     print(f"tolerance |got - ref| <= {tol.atol:g} + {tol.rtol:g} * |ref|; microseconds (do_bench, L2 flushed)")
     columns = []
     for workload in workloads:
-        columns.append(measure_workload(workload, candidates, reference, inputs, tol))
+        columns.append(measure_workload(workload, candidates, files))
         torch.cuda.empty_cache()
     us_cols, tflops_cols, part_cols = (list(c) for c in zip(*columns, strict=True)) if columns else ([], [], [])
-    part_names = [n for n in (part_cols[0] if part_cols else {}) if n != "_workload"]
-    _table("latency, microseconds (WRONG (t): outside the tolerance; error: the design failed)", candidates, us_cols)
-    _table("achieved TFLOP/s (2 * M * N * K / time)", candidates, tflops_cols)
-    _table("parts of the two-pass designs: microseconds (GB/s or TFLOP/s)", part_names, part_cols)
+    part_names = list(part_cols[0]) if part_cols else []
+    headers = [w.name for w in workloads]
+    print_table("latency, microseconds (WRONG (t): outside the tolerance; error: the design failed)", candidates,
+                headers, us_cols)  # fmt: skip
+    print_table("achieved TFLOP/s (2 * M * N * K / time)", candidates, headers, tflops_cols)
+    print_table("parts of the two-pass designs: microseconds (GB/s or TFLOP/s)", part_names, headers, part_cols)
     return 0
 
 
