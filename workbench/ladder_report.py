@@ -9,7 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from workbench.suite import SuiteRun, SuiteRunError, WorkloadRow, latest_run, load_run, workload_rows
+from workbench.suite import (
+    SuiteRun,
+    SuiteRunError,
+    WorkloadRow,
+    ladder_steps,
+    latest_run,
+    load_run,
+    workload_rows,
+)
 from workbench.tasks import LADDER_RUNGS, Task
 
 RUNG_TITLES = {"plain": "plain", "l1": "L1", "l1_l2": "L1+L2", "expert": "expert (L1-L3)"}
@@ -113,8 +121,7 @@ def _steps_table(rows: list[WorkloadRow], rung_names: list[str]) -> list[str]:
     steps = [f"{RUNG_TITLES[a]} → {RUNG_TITLES[b]}" for a, b in zip(chain_names, chain_names[1:])]
     lines = ["| workload | " + " | ".join(steps) + " |", "| --- |" + " ---: |" * len(steps)]
     for row in rows:
-        chain = [row.ladder_ms.get(r) for r in rung_names] + [row.expert_ms]
-        cells = [f"{a / b:.2f}x" if a and b else "–" for a, b in zip(chain, chain[1:])]
+        cells = [f"{step:.2f}x" if step else "–" for step in ladder_steps(row.ladder_chain(rung_names))]
         lines.append(f"| {row.workload} | " + " | ".join(cells) + " |")
     return lines
 

@@ -8,6 +8,7 @@ result in full. The report never measures anything itself."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,6 +125,15 @@ class WorkloadRow:
     error: str | None = None
     ladder_ms: dict[str, float] = field(default_factory=dict)  # rung -> median latency
 
+    def ladder_chain(self, rungs: Sequence[str] = LADDER_RUNGS) -> list[float | None]:
+        """The latencies of these rungs, lowest first, then the expert's (None where a rung is missing)."""
+        return [self.ladder_ms.get(r) for r in rungs] + [self.expert_ms]
+
+
+def ladder_steps(chain: list[float | None]) -> list[float | None]:
+    """Each rung's latency over the next one's: over 1, the level above made the kernel faster."""
+    return [a / b if a and b else None for a, b in zip(chain, chain[1:])]
+
 
 def _timed(w: WorkloadResult) -> bool:
     return bool(w.correct and w.latency_ms)
@@ -214,8 +224,8 @@ def render_markdown(run: SuiteRun, rows: list[WorkloadRow]) -> str:
         header = " | ".join(f"{g} us" for g in LADDER_RUNGS) + " | expert us | " + " | ".join(_steps())
         lines += ["", f"| task | workload | {header} |", "| --- | --- |" + " ---: |" * (2 * len(LADDER_RUNGS) + 1)]
         for r in laddered:
-            chain = [r.ladder_ms.get(g) for g in LADDER_RUNGS] + [r.expert_ms]
-            steps = [f"{a / b:.2f}x" if a and b else "" for a, b in zip(chain, chain[1:])]
+            chain = r.ladder_chain()
+            steps = [f"{step:.2f}x" if step else "" for step in ladder_steps(chain)]
             lines.append(f"| {r.task} | {r.workload} | " + " | ".join(_us(v) for v in chain) + " | "
                          + " | ".join(steps) + " |")  # fmt: skip
     return "\n".join(lines) + "\n"
