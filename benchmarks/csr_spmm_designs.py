@@ -5,7 +5,7 @@ allocation included); a design that fails to compile or gives a wrong result is 
     python benchmarks/csr_spmm_designs.py [--workloads W ...] [--designs D ...]
     TRITON_INTERPRET=1 python benchmarks/csr_spmm_designs.py --check-interpret   # CPU: correct/wrong only
 
-Why it exists: the expert (equal chunks of 256 nonzeros per program, atomics for rows that cross a
+Why it exists: the first expert (equal chunks of 256 nonzeros per program, atomics for rows that cross a
 chunk) beats cuSPARSE on ogbn-proteins (mean degree ~300) but loses on the short-row graphs
 (ogbn-arxiv at N = 256: 897 vs 627 us; Yelp at N = 128: 3274 vs 2102 us on an H200). With log-normal
 degrees of mean ~15 the median row holds ~5 nonzeros, so a chunk walks ~17 rows one after another, each
@@ -35,6 +35,11 @@ multiply and add in Triton; the host only allocates):
   no host sync; grid = an upper bound on the list length, or a persistent grid of SMs x F programs) and
   adds each piece's partial row with fp32 atomics, as the expert does for rows that cross chunks.
 
+First H200 runs (2026-11-29, docs/runs/2026-11-29-h200-night/sweep-*-csr-spmm.txt): the expert's own chunks
+with SUB = 2 on one warp beat every row-group, feature-split and hybrid design, and are now the expert's tiles
+(the designs named "chunk ..." take the expert's defaults where they do not set them, so rows measured before
+that change used SUB = 16-64 on 4 warps).
+
 X-gather locality: hub columns are drawn far more often than others (floor(K u^2)), so their X rows stay
 hot in the H200's 50 MB L2; X itself is 173 MB (arxiv, N = 256), 367 MB (Yelp) and 34 MB (proteins).
 """
@@ -42,7 +47,6 @@ hot in the H200's 50 MB L2; X itself is 173 MB (arxiv, N = 256), 367 MB (Yelp) a
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -51,9 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
-from design_sweep import error_cell, error_detail, load, print_table, time_us, verdict  # noqa: E402
-
-from workbench.harness.worker import _load_module  # noqa: E402
+from design_sweep import check_interpret, load, sweep  # noqa: E402
 
 TASK = "csr_spmm"
 
@@ -337,6 +339,30 @@ def designs(expert) -> dict:
         "chunk 256 sub8": chunked(expert, 256, sub=8),
         "chunk 256 w8": chunked(expert, 256, warps=8),
         "chunk 256 bn64": chunked(expert, 256, block_n=64),
+        # 1b. after the first H200 sweep (SUB = 8 beat the expert's 16-64 everywhere): smaller SUB, and feature
+        # slices with a small SUB; a grid of (chunk, slice) runs the slices one after another (blockIdx.y is the
+        # slow index), so only one slice of X (43 MB of arxiv's 173 at 64 features) competes for the 50 MB L2
+        "chunk 256 sub4": chunked(expert, 256, sub=4),
+        "chunk 256 sub2": chunked(expert, 256, sub=2),
+        "chunk 128 sub8": chunked(expert, 128, sub=8),
+        "chunk 512 sub8": chunked(expert, 512, sub=8),
+        "chunk 256 sub8 w2": chunked(expert, 256, sub=8, warps=2),
+        "chunk 256 sub4 w2": chunked(expert, 256, sub=4, warps=2),
+        "chunk 256 bn128 sub8": chunked(expert, 256, sub=8, block_n=128),
+        "chunk 256 bn64 sub8": chunked(expert, 256, sub=8, block_n=64),
+        "chunk 256 bn64 sub16": chunked(expert, 256, sub=16, block_n=64),
+        "chunk 256 bn32 sub8 w2": chunked(expert, 256, sub=8, block_n=32, warps=2),
+        "chunk 256 bn32 sub16": chunked(expert, 256, sub=16, block_n=32),
+        "chunk 512 bn64 sub8": chunked(expert, 512, sub=8, block_n=64),
+        "chunk 512 bn32 sub16": chunked(expert, 512, sub=16, block_n=32),
+        "chunk 256 bn16 sub16 w2": chunked(expert, 256, sub=16, block_n=16, warps=2),
+        # 1c. after the second sweep (SUB = 4 on 2 warps best everywhere, now the expert's): around it
+        "chunk 256 sub2 w2": chunked(expert, 256, sub=2, warps=2),
+        "chunk 256 sub4 w1": chunked(expert, 256, sub=4, warps=1),
+        "chunk 256 sub2 w1": chunked(expert, 256, sub=2, warps=1),
+        "chunk 128 sub4 w2": chunked(expert, 128, sub=4, warps=2),
+        "chunk 512 sub4 w2": chunked(expert, 512, sub=4, warps=2),
+        "chunk 256 bn128 sub4 w2": chunked(expert, 256, sub=4, block_n=128, warps=2),
         # 2. row groups for short rows (no atomics, Y written once); alone they serialise the long rows
         "rowseq r8 s8": rows_design(seq, 8, 8),
         "rowseq r16 s16": rows_design(seq, 16, 16),
@@ -362,36 +388,6 @@ def designs(expert) -> dict:
     }
 
 
-def check_interpret(files, candidates: dict) -> int:
-    if os.environ.get("TRITON_INTERPRET") != "1":
-        print("--check-interpret needs TRITON_INTERPRET=1 in the environment (set before Triton is imported)")
-        return 2
-    from workbench.harness import triton_patches
-
-    triton_patches.apply(interpret=True)
-    failures = 0
-    for workload in files.workloads(interpret=True):
-        args = files.inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cpu"))
-        expected = files.reference(*args)
-        expected = expected.to_dense() if expected.layout != torch.strided else expected
-        for name, fn in candidates.items():
-            try:
-                copies = [a.clone() for a in args]
-                result = verdict(files.task, fn(*copies), expected)
-                untouched = all(torch.equal(a, c) for a, c in zip(args, copies))
-                said = ("correct" if result.ok else f"WRONG ({result.message})") + (
-                    "" if untouched else " (modified its inputs)"
-                )
-                ok = result.ok and untouched
-                line = f"{said} (max abs err {result.max_abs_err:.2e})"
-            except Exception as exc:  # a design that fails is a finding, not the end of the check
-                ok, line = False, f"error: {error_detail(exc)}"
-            failures += not ok
-            print(f"{workload.name} {name}: {line}", flush=True)
-    print(f"{len(candidates)} designs, {failures} not correct")
-    return 1 if failures else 0
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workloads", nargs="+")
@@ -399,9 +395,8 @@ def main() -> int:
     parser.add_argument("--check-interpret", action="store_true", help="CPU interpreter correctness check only")
     args = parser.parse_args()
     files = load(TASK)
-    ladder = {rung: _load_module(f"_designs_{rung}", path).solution for rung, path in files.task.ladder[:-1]}
     candidates = {"expert": files.expert.solution}
-    candidates |= {f"ladder {rung}": fn for rung, fn in ladder.items()} | designs(files.expert)
+    candidates |= {f"ladder {rung}": m.solution for rung, m in files.ladder_modules().items()} | designs(files.expert)
     if args.designs:
         unknown = set(args.designs) - set(candidates)
         if unknown:
@@ -411,28 +406,7 @@ def main() -> int:
         return check_interpret(files, candidates)
 
     candidates = {"torch.sparse_csr @ x (reference)": files.reference} | candidates
-    workloads = files.workloads(interpret=False, names=args.workloads)
-    print(f"csr_spmm designs on {torch.cuda.get_device_name()}, triton {triton.__version__}; microseconds")
-    columns = []
-    for workload in workloads:
-        args_in = files.inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cuda"))
-        expected = files.reference(*args_in)
-        column = {}
-        for name, fn in candidates.items():
-            try:
-                result = verdict(files.task, fn(*args_in), expected)
-                if not result.ok:
-                    print(f"{workload.name} {name}: {result.message}", flush=True)
-                us = time_us(lambda fn=fn, a=args_in: fn(*a))
-                column[name] = f"{us:.1f}" if result.ok else f"WRONG ({us:.1f})"
-            except Exception as exc:  # a design that fails to compile is a finding, not the end of the table
-                column[name] = error_cell(exc)
-                print(f"{workload.name} {name}: {error_detail(exc)}", flush=True)
-            print(f"{workload.name} {name}: {column[name]}", flush=True)
-        columns.append(column)
-        del args_in, expected
-        torch.cuda.empty_cache()
-    print_table(None, candidates, [w.name for w in workloads], columns)
+    sweep(files, candidates, args.workloads, f"csr_spmm designs, triton {triton.__version__}")
     return 0
 
 

@@ -29,6 +29,10 @@ class TaskFiles:
         """The interpret workloads, or the GPU-sized ones (all, or those named)."""
         return [w for w in self.task.workloads if w.interpret == interpret and (not names or w.name in names)]
 
+    def ladder_modules(self) -> dict[str, ModuleType]:
+        """The task's design-ladder rungs below the expert (plain, l1, l1_l2), as loaded modules."""
+        return {rung: _load_module(f"_designs_{rung}", path) for rung, path in self.task.ladder[:-1]}
+
 
 def load(task_name: str) -> TaskFiles:
     task = load_task(task_name)
@@ -38,6 +42,21 @@ def load(task_name: str) -> TaskFiles:
         _load_module("_designs_reference", task.file("reference.py")).reference,
         _load_module("_designs_expert", task.expert_path),
     )
+
+
+def with_config(expert: ModuleType, config: Callable[..., Any]) -> Callable[..., Any]:
+    """The expert's solution with its module-level `_config` rule replaced by `config` for the length of each call
+    (for sweeps over one expert's tile configurations)."""
+
+    def solution(*args: Any) -> Any:
+        saved = expert._config
+        expert._config = config
+        try:
+            return expert.solution(*args)
+        finally:
+            expert._config = saved
+
+    return solution
 
 
 def verdict(task: Task, got: Any, expected: Any) -> Comparison:
@@ -70,3 +89,69 @@ def print_table(title: str | None, names: Iterable[str], headers: list[str], col
     print("| --- |" + " --- |" * len(headers))
     for name in names:
         print(f"| {name} | " + " | ".join(c.get(name, "") for c in columns) + " |")
+
+
+def sweep(files: TaskFiles, candidates: dict[str, Callable[..., Any]], names: list[str] | None, title: str) -> None:
+    """Every candidate on every GPU workload (or those named): the harness's correctness verdict, then do_bench.
+    Prints a line per measurement as it goes and the table at the end; a candidate that raises is a finding."""
+    import torch
+
+    workloads = files.workloads(interpret=False, names=names)
+    print(f"{title} on {torch.cuda.get_device_name()}; microseconds (do_bench, L2 flushed)")
+    columns = []
+    for workload in workloads:
+        inputs = files.inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cuda"))
+        expected = files.reference(*inputs)
+        column = {}
+        for name, fn in candidates.items():
+            try:
+                result = verdict(files.task, fn(*inputs), expected)
+                us = time_us(lambda fn=fn, a=inputs: fn(*a))
+                column[name] = f"{us:.1f}" if result.ok else f"WRONG ({us:.1f})"
+                if not result.ok:
+                    print(f"{workload.name} {name}: {result.message}", flush=True)
+            except Exception as exc:  # a candidate that fails to compile is a finding, not the end of the table
+                column[name] = error_cell(exc)
+                print(f"{workload.name} {name}: {error_detail(exc)}", flush=True)
+            print(f"{workload.name} {name}: {column[name]}", flush=True)
+        columns.append(column)
+        del inputs, expected
+        torch.cuda.empty_cache()
+    print_table(None, candidates, [w.name for w in workloads], columns)
+
+
+def check_interpret(files: TaskFiles, candidates: dict[str, Callable[..., Any]]) -> int:
+    """Every candidate on the task's interpret workloads, on the CPU (TRITON_INTERPRET=1, the harness's interpreter
+    patches applied): the harness's verdict, and whether it left its inputs untouched. Returns the exit status."""
+    import os
+
+    import torch
+
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        print("--check-interpret needs TRITON_INTERPRET=1 in the environment (set before Triton is imported)")
+        return 2
+    from workbench.harness import triton_patches
+
+    triton_patches.apply(interpret=True)
+    failures = 0
+    for workload in files.workloads(interpret=True):
+        inputs = files.inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cpu"))
+        expected = files.reference(*inputs)
+        for name, fn in candidates.items():
+            try:
+                copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in inputs]
+                result = verdict(files.task, fn(*copies), expected)
+                untouched = all(
+                    torch.equal(a, c) for a, c in zip(inputs, copies) if isinstance(a, torch.Tensor)
+                )  # fmt: skip
+                said = ("correct" if result.ok else f"WRONG ({result.message})") + (
+                    "" if untouched else " (modified its inputs)"
+                )
+                ok = result.ok and untouched
+                line = f"{said} (max abs err {result.max_abs_err:.2e})"
+            except Exception as exc:  # a design that fails is a finding, not the end of the check
+                ok, line = False, f"error: {error_detail(exc)}"
+            failures += not ok
+            print(f"{workload.name} {name}: {line}", flush=True)
+    print(f"{len(candidates)} designs, {failures} not correct")
+    return 1 if failures else 0

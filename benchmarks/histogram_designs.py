@@ -27,9 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
-from design_sweep import error_cell, load, print_table, time_us, verdict  # noqa: E402
-
-from workbench.harness.worker import _load_module  # noqa: E402
+from design_sweep import load, sweep  # noqa: E402
 
 
 @triton.jit
@@ -96,27 +94,9 @@ def main() -> int:
     parser.add_argument("--workloads", nargs="+")
     args = parser.parse_args()
     files = load("histogram")
-    ladder = {rung: _load_module(f"_designs_{rung}", path).solution for rung, path in files.task.ladder[:-1]}
     candidates = {"torch.bincount (reference)": files.reference, "expert": files.expert.solution}
-    candidates |= {f"ladder {rung}": fn for rung, fn in ladder.items()} | DESIGNS
-    workloads = files.workloads(interpret=False, names=args.workloads)
-    print(f"histogram designs on {torch.cuda.get_device_name()}, triton {triton.__version__}; microseconds")
-    columns = []
-    for workload in workloads:
-        x, bins = files.inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cuda"))
-        expected = files.reference(x, bins)
-        column = {}
-        for name, fn in candidates.items():
-            try:
-                ok = verdict(files.task, fn(x, bins), expected).ok
-                us = time_us(lambda fn=fn, x=x, bins=bins: fn(x, bins))
-                column[name] = f"{us:.1f}" if ok else f"WRONG ({us:.1f})"
-            except Exception as exc:  # a design that fails to compile is a finding, not the end of the table
-                column[name] = error_cell(exc)
-            print(f"{workload.name} {name}: {column[name]}", flush=True)
-        columns.append(column)
-        del x, expected
-    print_table(None, candidates, [w.name for w in workloads], columns)
+    candidates |= {f"ladder {rung}": m.solution for rung, m in files.ladder_modules().items()} | DESIGNS
+    sweep(files, candidates, args.workloads, f"histogram designs, triton {triton.__version__}")
     return 0
 
 

@@ -5,8 +5,8 @@ allocation included) and of achieved TFLOP/s (2 * M * N * K / time), then the pa
     python benchmarks/w4a16_designs.py [--workloads W ...]                    (GPU)
     TRITON_INTERPRET=1 python benchmarks/w4a16_designs.py --check-interpret   (CPU: correct / wrong per design)
 
-Why it exists: on an H200 the expert (guidance/w4a16_gemm/expert.py) is 11-15x faster than the reference in decode
-but slower in prefill: llama3-8b-gateup-prefill-m4096 (M = 4096, K = 4096, N = 28672) takes 3618 us against the
+Why it exists: on an H200 the first expert (guidance/w4a16_gemm/expert.py) was 11-15x faster than the reference in
+decode but slower in prefill: llama3-8b-gateup-prefill-m4096 (M = 4096, K = 4096, N = 28672) took 3618 us against the
 reference's 2850 us (torch dequantisation + cuBLAS), about 266 TFLOP/s where a bf16 matmul reaches 727-786. The
 hypothesis: with M in the thousands the in-loop dequantisation (nibble unpack, interleave, convert and scale on
 the CUDA cores at every k-step, plus a register -> shared-memory copy of the dequantised tile, since Hopper's
@@ -44,6 +44,10 @@ All designs run on all workloads, decode included, without dispatching on M (the
 they show what a one-size kernel would cost). After the tables, the two-pass designs' parts are timed alone
 (dequantisation to W and W^T, with their GB/s; each GEMM on a precomputed W; cuBLAS X @ W on the same W as the
 ceiling to aim at, which is not a candidate).
+
+First H200 run (2026-11-29, docs/runs/2026-11-29-h200-night/sweep-1-w4a16-prefill.txt): every fused design
+stayed at or under 338 TFLOP/s (the reference: 343); dq + gemm TMA persistent took 1507 us (638 TFLOP/s), the
+dequantisation pass 85 us. The expert now takes that path from M = 256 (the "expert" row above predates it).
 
 CPU check (--check-interpret): every design and the expert on the task's interpret workloads plus one extra shape
 (M = 300, K = 512, N = 640: several row and column blocks, partial tiles in M and N, more tiles than the 4

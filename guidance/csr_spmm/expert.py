@@ -17,10 +17,14 @@ whole launch waits for them. Design:
   (contiguous rows, 16-byte vectors) and accumulates value * x in a 2-D fp32 register tile; the tile is
   reduced once per row. X rows are gathered from L2 at best (power-law columns make hub rows hot), A is
   streamed once.
-- Tiles (L3). BLOCK_N covers all features (<= 256) so col_idx / values are read once; SUB x BLOCK_N ~
-  2048-4096 fp32 so the accumulator stays ~16-32 registers per thread at 4 warps; CHUNK = 256 nonzeros
-  per program keeps 10^4-10^5 programs in flight. fp32 FMAs throughout (no tl.dot: TF32 would break
-  the fp32 contract and the per-row shapes are too small for tensor cores).
+- Tiles (L3). BLOCK_N covers all features (<= 256) so col_idx / values are read once. SUB = 2 nonzeros
+  per step and one warp per program: with log-normal degrees most rows hold a few nonzeros, so a wider
+  step is mostly masked lanes, and small programs let more of them (and their independent gathers) be
+  resident per SM. CHUNK = 256 nonzeros per program keeps 10^4-10^5 programs in flight. On an H200
+  (benchmarks/csr_spmm_designs.py, 44 designs; do_bench) SUB = 2 on 1 warp took 540 / 1605 / 1137 us on
+  the three GPU workloads, SUB = 4 on 2 warps 593 / 1656 / 1108 us, and SUB = 16-64 on 4 warps (this
+  expert's first tiles) 897 / 3273 / 1623 us. fp32 FMAs throughout (no tl.dot: TF32 would break the fp32
+  contract and the per-row shapes are too small for tensor cores).
 """
 
 import torch
@@ -122,10 +126,12 @@ def _spmm_chunk_kernel(
 _CHUNK = 256  # nonzeros per program
 
 
+_SUB = 2  # nonzeros per step: most rows are short, so a wide step is mostly masked lanes
+_WARPS = 1
+
+
 def _tiles(n: int):
-    block_n = min(triton.next_power_of_2(n), 256)
-    sub = max(8, min(64, 4096 // block_n)) if block_n >= 64 else 32
-    return block_n, sub
+    return min(triton.next_power_of_2(n), 256), _SUB
 
 
 def solution(row_ptr, col_idx, values, x):
@@ -163,6 +169,6 @@ def solution(row_ptr, col_idx, values, x):
         CHUNK=_CHUNK,
         SUB=sub,
         BLOCK_N=block_n,
-        num_warps=4,
+        num_warps=_WARPS,
     )
     return y

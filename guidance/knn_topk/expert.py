@@ -3,9 +3,13 @@
 dist[m, n] = |q_m|^2 + |k_n|^2 - 2 q_m . k_n; per query the k smallest (dist, n), ascending.
 
 * The cross term is a GEMM: tl.dot on tensor cores with an fp32 accumulator. The entries are integers
-  with |x| <= 255 and every partial sum stays below 2^24, so fp16 operands (exact for integers up to
-  2048) and fp32 accumulation give the exact distance in any order: fp32 inputs are cast to fp16 on
-  load, which doubles the MMA rate over TF32 and halves the shared memory per stage.
+  with |x| <= 255 and every partial sum stays below 2^24, so fp16 or TF32 operands (both exact for
+  integers up to 2048) and fp32 accumulation give the exact distance in any order. fp32 inputs stay
+  fp32 and run as TF32: casting them to fp16 on load would double the MMA rate, but on an H200 the
+  cast and the register round trip cost more than that saves (1.3x slower on sift1m-b1024).
+* Tiles: 64 queries x 64 keys on 4 warps, D in chunks of 64 (fp16) or 32 (fp32), 3 stages. Wider key
+  tiles (128) and 8 warps, tried first, were 1.1-1.7x slower: every extra key in a tile widens each
+  top-k insertion pass (benchmarks/knn_topk_configs.py).
 * The M x N distance matrix is never written. Each program owns BLOCK_M queries and one slice of the
   keys; it keeps a running top-k list per query in registers, packed as an int64 key
   (fp32 distance bits << 32 | key index), so one integer compare orders by (distance, index) and the
@@ -30,7 +34,7 @@ import triton
 import triton.language as tl
 
 BLOCK_M = 64  # one Hopper warpgroup MMA tile in M
-BLOCK_N = 128
+BLOCK_N = 64  # keys per tile: a wider tile doubles the candidates of every top-k insertion pass
 PROGRAMS_PER_SM = 2
 MERGE_KEYS = 4096  # int64 keys per merge program: 32 registers per thread at 4 warps
 MIN_TILES_PER_SLICE = 4  # shorter slices spend more on warming up their list than on the GEMM
@@ -178,6 +182,15 @@ def _sqnorms(x: torch.Tensor) -> torch.Tensor:
     return out
 
 
+def _config(dtype: torch.dtype, D: int) -> tuple[int, int, int, int, bool]:
+    """(BLOCK_N, BLOCK_D, num_warps, num_stages, fp16 MMA operands) of the main kernel, as measured on an H200
+    (benchmarks/knn_topk_configs.py): 64-key tiles on 4 warps; fp16 inputs in 64-wide D chunks; fp32 inputs stay
+    fp32 (TF32 MMA, exact for these integers) in 32-wide chunks: casting them to fp16 on load was 1.3x slower."""
+    if dtype == torch.float32:
+        return BLOCK_N, min(32, max(16, triton.next_power_of_2(D))), 4, 3, False
+    return BLOCK_N, min(64, max(16, triton.next_power_of_2(D))), 4, 3, True
+
+
 def solution(queries: torch.Tensor, keys: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     assert queries.ndim == 2 and keys.ndim == 2 and queries.shape[1] == keys.shape[1]
     assert queries.dtype == keys.dtype and queries.is_contiguous() and keys.is_contiguous()
@@ -188,19 +201,15 @@ def solution(queries: torch.Tensor, keys: torch.Tensor, k: int) -> tuple[torch.T
     dist = torch.empty((M, k), dtype=torch.float32, device=queries.device)
 
     qn, kn = _sqnorms(queries), _sqnorms(keys)
-    # fp16 operands throughout: fp32 inputs are cast on load (exact for these integers). fp32 tiles
-    # are 4 bytes in shared memory before the cast, so they take 64-wide D chunks and 2 stages.
-    wide = queries.dtype == torch.float32
-    block_d = 64 if wide else 128
-    block_d = min(block_d, max(16, triton.next_power_of_2(D)))
+    block_n, block_d, num_warps, num_stages, mma_f16 = _config(queries.dtype, D)
     k_pad = max(8, triton.next_power_of_2(k))
 
     # The H200 has 132 SMs; the interpreter (CPU tensors) plans for it too.
     num_sms = _num_sms(queries.device.index or 0) if queries.is_cuda else 132
     m_blocks = triton.cdiv(M, BLOCK_M)
-    n_tiles = triton.cdiv(N, BLOCK_N)
+    n_tiles = triton.cdiv(N, block_n)
     n_split = max(1, min(triton.cdiv(PROGRAMS_PER_SM * num_sms, m_blocks), n_tiles // MIN_TILES_PER_SLICE))
-    slice_len = triton.cdiv(n_tiles, n_split) * BLOCK_N
+    slice_len = triton.cdiv(n_tiles, n_split) * block_n
     n_split = triton.cdiv(N, slice_len)
 
     part = torch.empty(M * n_split * k_pad, dtype=torch.int64, device=queries.device)
@@ -218,11 +227,11 @@ def solution(queries: torch.Tensor, keys: torch.Tensor, k: int) -> tuple[torch.T
         K_SEL=k,
         K_PAD=k_pad,
         BLOCK_M=BLOCK_M,
-        BLOCK_N=BLOCK_N,
+        BLOCK_N=block_n,
         BLOCK_D=block_d,
-        MMA_F16=True,
-        num_warps=8,
-        num_stages=2 if wide else 3,
+        MMA_F16=mma_f16,
+        num_warps=num_warps,
+        num_stages=num_stages,
     )
     n_cand = n_split * k_pad
     block_c = triton.next_power_of_2(n_cand)

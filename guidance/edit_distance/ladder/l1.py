@@ -1,46 +1,43 @@
-"""Ladder rung L1: the anti-diagonal wavefront, three diagonals live.
+"""Ladder rung L1: rows as min-plus scans over the pair's own rows and columns, column 0 as a scalar.
 
-Adds over plain.py: L1.1 (sweep anti-diagonals d = i + j instead of rows: the cells of a diagonal
-are independent, so there is no scan per row; only the diagonals d-1 and d-2 are needed) and L1.2
-(per-pair work: la + lb diagonals, boundaries computed, not stored). The one-lane shift of the
-previous diagonal goes through a small global scratch ring (two slots per pair) with a barrier per
-diagonal: no L2 item (on-chip exchange), no L3 tuning.
+Adds over plain.py: L1.1 and L1.2 as the guidance states them (the plain port already scans rows, as
+the reference does): only the pair's own rows and columns, column 0 (D[i][0] = i) a scalar folded into
+the scan, so lane k holds column j = k + 1 and a pair of length L takes next_pow2(L) lanes instead of
+next_pow2(L + 1) (half as many at L = 256, 512 and 1024). The row's one-lane shift still goes through a
+two-slot global scratch row with a barrier per row (L2.1 is the next rung); fixed 4 warps.
 """
 
 import torch
 import triton
 import triton.language as tl
 
-BIG = tl.constexpr(1 << 14)  # value of not-yet-started cells (j < 0); never read by a real cell
+
+@triton.jit
+def _min(x, y):
+    return tl.minimum(x, y)
 
 
 @triton.jit
-def _lev_wavefront_kernel(a_ptr, a_len_ptr, b_ptr, b_len_ptr, ring_ptr, out_ptr, L, BLOCK: tl.constexpr):
-    # Lane k holds row i = k + 1; on diagonal d it computes D[i][d - i]. Row 0 and column 0 are
-    # the boundaries D[0][j] = j and D[i][0] = i. Traffic: la + lb tokens read, 4 bytes written.
+def _lev_rows_kernel(a_ptr, a_len_ptr, b_ptr, b_len_ptr, buf_ptr, out_ptr, L, BLOCK: tl.constexpr):
+    # Lane k holds D[i][k + 1] of the current row i; D[i][0] = i is a scalar.
     p = tl.program_id(0).to(tl.int64)
     la = tl.load(a_len_ptr + p).to(tl.int32)
     lb = tl.load(b_len_ptr + p).to(tl.int32)
     k = tl.arange(0, BLOCK)
-    i = k + 1
-    a_tok = tl.load(a_ptr + p * L + k, mask=k < la, other=-1)
-    ring = ring_ptr + p * 2 * BLOCK
-    left = tl.full([BLOCK], BIG, tl.int32)  # diagonal d-1, same lane: D[i][j-1]
-    up = tl.full([BLOCK], BIG, tl.int32)  # diagonal d-1, lane k-1: D[i-1][j]
-    for d in range(1, la + lb + 1):
-        j = d - i
-        b_tok = tl.load(b_ptr + p * L + j - 1, mask=(j >= 1) & (j <= lb), other=-2)
-        diag = up  # diagonal d-2, lane k-1: D[i-1][j-1]
-        # lane k-1 of diagonal d-1, stored by another thread before the last barrier
-        up = tl.load(ring + ((d - 1) % 2) * BLOCK + k - 1, mask=k >= 1, other=0)
-        up = tl.where(k == 0, d - 1, up)
-        cur = tl.minimum(tl.minimum(up, left) + 1, diag + (a_tok != b_tok).to(tl.int32))
-        left = tl.where(j == 0, i, tl.where(j < 0, BIG, cur))
-        # slot d % 2 was last read on diagonal d - 1, before the previous barrier
-        tl.store(ring + (d % 2) * BLOCK + k, left)
+    b_tok = tl.load(b_ptr + p * L + k, mask=k < lb, other=-2)  # b[j - 1] for j = k + 1
+    buf = buf_ptr + p * 2 * BLOCK
+    row = k + 1  # D[0][j] = j
+    for i in range(1, la + 1):
+        a_tok = tl.load(a_ptr + p * L + i - 1)
+        # slot i % 2 was last read on row i - 1, before that row's barrier
+        tl.store(buf + (i % 2) * BLOCK + k, row)
         tl.debug_barrier()
-    dist = tl.sum(tl.where(k == la - 1, left, 0), axis=0)
-    tl.store(out_ptr + p, tl.where(la == 0, lb, dist))
+        shifted = tl.load(buf + (i % 2) * BLOCK + k - 1, mask=k >= 1, other=0)
+        diag = tl.where(k == 0, i - 1, shifted)  # D[i-1][j-1]
+        e = tl.minimum(row + 1, diag + (b_tok != a_tok).to(tl.int32))
+        row = tl.minimum(tl.associative_scan(e - k, 0, _min) + k, i + k + 1)
+    dist = tl.sum(tl.where(k == lb - 1, row, 0), axis=0)
+    tl.store(out_ptr + p, tl.where(lb == 0, la, dist))
 
 
 def solution(a: torch.Tensor, a_len: torch.Tensor, b: torch.Tensor, b_len: torch.Tensor) -> torch.Tensor:
@@ -48,6 +45,6 @@ def solution(a: torch.Tensor, a_len: torch.Tensor, b: torch.Tensor, b_len: torch
     batch, length = a.shape
     dist = torch.empty(batch, dtype=torch.int32, device=a.device)
     block = max(16, triton.next_power_of_2(length))
-    ring = torch.empty((batch, 2, block), dtype=torch.int32, device=a.device)
-    _lev_wavefront_kernel[(batch,)](a, a_len, b, b_len, ring, dist, length, BLOCK=block, num_warps=4)
+    buf = torch.empty((batch, 2, block), dtype=torch.int32, device=a.device)
+    _lev_rows_kernel[(batch,)](a, a_len, b, b_len, buf, dist, length, BLOCK=block, num_warps=4)
     return dist
