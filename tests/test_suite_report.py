@@ -101,6 +101,7 @@ def test_no_run_and_a_bad_run_are_one_line_errors(tmp_path, monkeypatch, capsys)
 
 
 def test_merging_a_merged_run_keeps_every_original_run_and_where_each_eval_came_from(tmp_path):
+    from workbench.ladder_report import ladder_markdown
     from workbench.suite import merge_documents, render_markdown
 
     def run(measured_at, command, rungs):
@@ -121,6 +122,11 @@ def test_merging_a_merged_run_keeps_every_original_run_and_where_each_eval_came_
     assert "`experts`: all replaced by later runs" in text
     assert "`ladder`: the ladder rungs of 1 task(s)" in text and "`expert again`: the experts of 1 task(s)" in text
     assert "| scale_add | medium | 8000.0 |  |  | 1000.0 |" in text  # plain from run 2, the expert from run 3
+    # a task's ladder says when its own evals were measured, not only the merge's latest time
+    assert load_run(path).measured_at_of("scale_add") == ["2026-01-02 00:00 UTC", "2026-01-03 00:00 UTC"]
+    assert load_run(path).measured_at_of("another_task") == ["2026-01-03 00:00 UTC"]  # none: the run's own time
+    ladder_text = ladder_markdown(load_task("scale_add", FIXTURE_ROOT), load_run(path), None)
+    assert "2026-01-02 00:00 UTC and 2026-01-03 00:00 UTC. Latencies" in ladder_text
 
 
 def test_cli_task_prints_its_ladder_and_places_a_saved_eval_among_the_rungs(root, tmp_path, capsys):

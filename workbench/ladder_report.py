@@ -85,7 +85,7 @@ def ladder_markdown(
     timed = session_latencies(session_result)
     note = _session_note(run, session_result, timed, who) if who else None
     comparable = who is not None and note is None
-    lines += [f"Measured on {run.where()}. Latencies in µs.", ""]
+    lines += [f"Measured on {run.where(task.name)}. Latencies in µs.", ""]
     if not rung_names:
         lines += ["*This task keeps no design ladder: its expert against the reference.*", ""]
     header = ["workload", "reference", *(RUNG_TITLES[r] for r in rung_names), RUNG_TITLES["expert"]]

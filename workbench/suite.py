@@ -36,12 +36,23 @@ class SuiteRun:
     sources: list[dict[str, Any]] = field(default_factory=list)
     source_of: dict[tuple[str, str], int] = field(default_factory=dict)
 
-    def where(self) -> str:
+    def where(self, task: str | None = None) -> str:
+        """The device and when: the run's time, or, given a task of a merged run, when that task's evals were
+        measured (a merged run's own time is its latest source's, which may be hours after this task's)."""
         d = self.device
         return (
             f"{d.get('name', '?')} (driver {d.get('driver', '?')}, torch {d.get('torch', '?')}, "
-            f"triton {d.get('triton', '?')}), {self.measured_at}"
+            f"triton {d.get('triton', '?')}), {' and '.join(self.measured_at_of(task)) if task else self.measured_at}"
         )
+
+    def measured_at_of(self, task: str) -> list[str]:
+        """The times of the source runs this task's evals came from (the run's own time when it is no merge)."""
+        times = {
+            self.sources[i]["measured_at"]
+            for (t, _), i in self.source_of.items()
+            if t == task and 0 <= i < len(self.sources) and "measured_at" in self.sources[i]
+        }
+        return sorted(times) or [self.measured_at]
 
 
 def new_run_document(measured_at: str, command: str) -> dict[str, Any]:

@@ -87,7 +87,7 @@ async def test_the_ladder_tab_shows_the_recorded_gpu_ladder_beside_the_session_a
         screen.query_one(TabbedContent).active = "tab-ladder"
         await wait_until(pilot, lambda: "Design ladder: rmsnorm_residual" in ladder.source, what="the ladder")
         assert f"| {expert.name} | {expert.reference_ms.median * 1e3:.1f} |" in ladder.source
-        assert "plain → L1" in ladder.source and run.where() in ladder.source
+        assert "plain → L1" in ladder.source and run.where("rmsnorm_residual") in ladder.source
         assert "not timed here (interpret mode" in ladder.source  # the example session ran on the CPU
         await pilot.press("home")  # turn 0: no eval yet, and the tab follows the cursor
         await wait_until(pilot, lambda: "The session has no eval yet." in ladder.source, what="the ladder at turn 0")
