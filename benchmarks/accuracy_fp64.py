@@ -17,9 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from design_sweep import load  # noqa: E402
+
 from workbench.harness import triton_patches  # noqa: E402
 from workbench.harness.worker import _load_module  # noqa: E402
-from workbench.tasks import Tolerance, load_task  # noqa: E402
+from workbench.tasks import Tolerance  # noqa: E402
 
 STATS = ("max abs", "max rel", "beyond")
 
@@ -52,12 +54,11 @@ def main() -> int:
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args()
 
-    task = load_task(args.task)
+    files = load(args.task)
+    task, inputs, reference = files.task, files.inputs, files.reference
     device = torch.device(args.device)
     triton_patches.apply(interpret=device.type == "cpu")  # the harness's fixes for interpreter gaps
-    inputs = _load_module("_accuracy_inputs", task.file("inputs.py"))
-    reference = _load_module("_accuracy_reference", task.file("reference.py")).reference
-    solution = _load_module("_accuracy_solution", args.solution or task.expert_path).solution
+    solution = _load_module("_accuracy_solution", args.solution).solution if args.solution else files.expert.solution
     workloads = [task.workload(name) for name in args.workloads] if args.workloads else task.workloads
     print(f"{task.name} on {torch.cuda.get_device_name(device) if device.type == 'cuda' else 'CPU'}")
     columns = ["workload", "output", "tolerance", *(f"{who} {what}" for who in ("ref", "sol") for what in STATS)]

@@ -105,6 +105,7 @@ def sweep(files: TaskFiles, candidates: dict[str, Callable[..., Any]], names: li
         column = {}
         for name, fn in candidates.items():
             try:
+                poison(expected)
                 result = verdict(files.task, fn(*inputs), expected)
                 us = time_us(lambda fn=fn, a=inputs: fn(*a))
                 column[name] = f"{us:.1f}" if result.ok else f"WRONG ({us:.1f})"
@@ -120,9 +121,25 @@ def sweep(files: TaskFiles, candidates: dict[str, Callable[..., Any]], names: li
     print_table(None, candidates, [w.name for w in workloads], columns)
 
 
-def check_interpret(files: TaskFiles, candidates: dict[str, Callable[..., Any]]) -> int:
-    """Every candidate on the task's interpret workloads, on the CPU (TRITON_INTERPRET=1, the harness's interpreter
-    patches applied): the harness's verdict, and whether it left its inputs untouched. Returns the exit status."""
+def poison(expected: Any) -> None:
+    """Fill blocks the size of each floating-point output with NaN and free them, so that the allocator most likely
+    hands them to the candidate's torch.empty: an element it forgets to write then shows up as wrong (the harness
+    poisons outputs the same way)."""
+    import torch
+
+    for out in expected if isinstance(expected, (tuple, list)) else [expected]:
+        if isinstance(out, torch.Tensor) and out.is_floating_point() and out.layout == torch.strided:
+            torch.empty_like(out).fill_(float("nan"))
+
+
+def check_interpret(
+    files: TaskFiles,
+    candidates: dict[str, Callable[..., Any]],
+    extra_shapes: Iterable[tuple[str, dict[str, Any], int]] = (),
+) -> int:
+    """Every candidate on the task's interpret workloads (and on `extra_shapes`: (name, params, seed) beyond the
+    task's), on the CPU (TRITON_INTERPRET=1, the harness's interpreter patches applied): the harness's verdict on
+    a poisoned allocator, and whether it left its inputs untouched. Returns the exit status."""
     import os
 
     import torch
@@ -132,13 +149,15 @@ def check_interpret(files: TaskFiles, candidates: dict[str, Callable[..., Any]])
         return 2
     from workbench.harness import triton_patches
 
-    triton_patches.apply(interpret=True)
+    print("patches:", "; ".join(triton_patches.apply(interpret=True)))
+    shapes = [(w.name, dict(w.params), w.seed) for w in files.workloads(interpret=True)] + list(extra_shapes)
     failures = 0
-    for workload in files.workloads(interpret=True):
-        inputs = files.inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cpu"))
+    for shape_name, params, seed in shapes:
+        inputs = files.inputs.make_inputs(params, seed, torch.device("cpu"))
         expected = files.reference(*inputs)
         for name, fn in candidates.items():
             try:
+                poison(expected)
                 copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in inputs]
                 result = verdict(files.task, fn(*copies), expected)
                 untouched = all(
@@ -152,6 +171,6 @@ def check_interpret(files: TaskFiles, candidates: dict[str, Callable[..., Any]])
             except Exception as exc:  # a design that fails is a finding, not the end of the check
                 ok, line = False, f"error: {error_detail(exc)}"
             failures += not ok
-            print(f"{workload.name} {name}: {line}", flush=True)
+            print(f"{shape_name} {name}: {line}", flush=True)
     print(f"{len(candidates)} designs, {failures} not correct")
     return 1 if failures else 0

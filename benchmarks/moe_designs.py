@@ -61,7 +61,6 @@ flattened persistent pipeline only exist when compiling for the H200, where a co
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -71,9 +70,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
-from design_sweep import error_cell, error_detail, load, print_table, time_us, verdict  # noqa: E402
-
-from workbench.harness import triton_patches  # noqa: E402
+from design_sweep import check_interpret, error_cell, error_detail, load, poison, print_table, time_us, verdict  # noqa: E402
 
 
 @triton.jit
@@ -329,44 +326,9 @@ DESIGNS = {
 }
 
 
-def _poison(like: torch.Tensor) -> None:
-    """Fill a block the size of the output with NaN and free it, so that the caching allocator most likely hands
-    it to the solution's torch.empty: a row the design forgets to write then shows up as wrong (the harness
-    poisons the output the same way)."""
-    torch.empty_like(like).fill_(float("nan"))
-
-
 def _candidates(files, names: list[str] | None) -> dict:
     designs = {n: fn for n, fn in DESIGNS.items() if not names or any(s in n for s in names)}
     return {"expert": files.expert.solution} | designs
-
-
-def check_interpret(files, names: list[str] | None) -> int:
-    if os.environ.get("TRITON_INTERPRET") != "1":
-        print("--check-interpret needs TRITON_INTERPRET=1 in the environment (set before Triton is imported)")
-        return 2
-    print("patches:", "; ".join(triton_patches.apply(interpret=True)))
-    tol = files.task.tolerance["bfloat16"]
-    candidates = _candidates(files, names)
-    failures = 0
-    for workload in files.workloads(interpret=True):
-        x, w, offsets = files.inputs.make_inputs(dict(workload.params), workload.seed, torch.device("cpu"))
-        expected = files.reference(x, w, offsets)
-        print(f"{workload.name} ({workload.describe()}), tolerance atol {tol.atol:g} rtol {tol.rtol:g}:")
-        for name, fn in candidates.items():
-            try:
-                _poison(expected)
-                result = verdict(files.task, fn(x, w, offsets), expected)
-                if result.ok:
-                    line = f"correct (max abs err {result.max_abs_err:.2g})"
-                else:
-                    line = f"WRONG ({result.message})"
-                    failures += 1
-            except Exception as exc:  # the interpreter cannot run it: report it, do not hide it
-                line = f"interpreter cannot run it: {error_detail(exc)}"
-                failures += 1
-            print(f"  {name}: {line}", flush=True)
-    return 1 if failures else 0
 
 
 def bench(files, workload_names: list[str] | None, names: list[str] | None) -> int:
@@ -388,7 +350,7 @@ def bench(files, workload_names: list[str] | None, names: list[str] | None) -> i
         rate: dict[str, str] = {}
         for name, fn in candidates.items():
             try:
-                _poison(expected)
+                poison(expected)
                 ok = verdict(files.task, fn(*args), expected).ok
                 us = time_us(lambda fn=fn, args=args: fn(*args))
                 column[name] = f"{us:.1f}" if ok else f"WRONG ({us:.1f})"
@@ -417,7 +379,7 @@ def main() -> int:
     args = parser.parse_args()
     files = load("moe_grouped_gemm")
     if args.check_interpret:
-        return check_interpret(files, args.designs)
+        return check_interpret(files, _candidates(files, args.designs))
     return bench(files, args.workloads, args.designs)
 
 

@@ -60,7 +60,6 @@ nor anything about their speed; bf16 tl.dot is wrong in the interpreter, fp16 (a
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -69,7 +68,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
-from design_sweep import error_cell, error_detail, load, print_table, time_us, verdict  # noqa: E402
+from design_sweep import check_interpret, error_cell, error_detail, load, print_table, time_us, verdict  # noqa: E402
 
 from workbench.harness import triton_patches  # noqa: E402
 
@@ -380,33 +379,6 @@ DESIGNS = {
 
 
 # ------------------------------------------------------------------------------------------------ driver
-def check_interpret(files, candidates) -> int:
-    if os.environ.get("TRITON_INTERPRET") != "1":
-        print("--check-interpret needs TRITON_INTERPRET=1 (the CPU interpreter)")
-        return 2
-    shapes = [(w.name, dict(w.params), w.seed) for w in files.workloads(interpret=True)]
-    shapes.append((EXTRA_CPU_SHAPE["name"], {k: EXTRA_CPU_SHAPE[k] for k in "MKN"}, EXTRA_CPU_SHAPE["seed"]))
-    failures = 0
-    for name, params, seed in shapes:
-        args = files.inputs.make_inputs(params, seed, torch.device("cpu"))
-        expected = files.reference(*args)
-        print(f"{name} (M={params['M']}, K={params['K']}, N={params['N']}):", flush=True)
-        for design, fn in candidates.items():
-            try:
-                result = verdict(files.task, fn(*args), expected)
-                if result.ok:
-                    line = "correct"
-                else:
-                    failures += 1
-                    line = f"WRONG (max |diff| {result.max_abs_err:.3g}: {result.message})"
-            except Exception as exc:  # an interpreter gap is a finding, reported, not hidden
-                failures += 1
-                line = "interpreter cannot run it: " + error_detail(exc)
-            print(f"  {design}: {line}", flush=True)
-    print(f"{failures} failure(s)")
-    return 1 if failures else 0
-
-
 def measure_workload(workload, candidates, files) -> tuple[dict, dict, dict]:
     """One workload on the GPU: (latency column, TFLOP/s column, parts column), printing each cell as it goes."""
     p = dict(workload.params)
@@ -461,10 +433,11 @@ def main() -> int:
     args = parser.parse_args()
     files = load("w4a16_gemm")
     tol = files.task.tolerance["float16"]
-    triton_patches.apply(interpret=args.check_interpret)  # the harness's fixes for interpreter gaps
     expert = files.expert.solution
     if args.check_interpret:
-        return check_interpret(files, {"expert": expert} | DESIGNS)
+        extra = EXTRA_CPU_SHAPE["name"], {k: EXTRA_CPU_SHAPE[k] for k in "MKN"}, EXTRA_CPU_SHAPE["seed"]
+        return check_interpret(files, {"expert": expert} | DESIGNS, [extra])
+    triton_patches.apply(interpret=False)  # the harness's launch guard, as in an eval
 
     candidates = {"reference (torch dequant + cuBLAS)": files.reference, "expert": expert} | DESIGNS
     workloads = files.workloads(interpret=False, names=args.workloads)
