@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -11,7 +13,8 @@ from textual.widgets import Footer, Header, Markdown, TabbedContent, TabPane, Te
 from workbench.guidance import guidance_markdown, load_guidance
 from workbench.ladder_report import ladder_markdown, recorded_run
 from workbench.session.log import Event
-from workbench.tasks import TaskFormatError, load_task, project_root
+from workbench.suite import SuiteRun
+from workbench.tasks import Task, TaskFormatError, load_task, project_root
 from workbench.tui.timeline import Progress
 from workbench.tui.widgets.timing import TimingPanel
 from workbench.tui.widgets.transcript import Transcript
@@ -131,15 +134,20 @@ class SessionView(Screen[None]):
             return guidance_markdown(items, self.levels)
         return NOT_GIVEN + guidance_markdown(items, {1, 2, 3})
 
+    @cached_property
+    def _ladder_inputs(self) -> tuple[Task | None, SuiteRun | None, str | None]:
+        """The task and the recorded run the Ladder tab reads, once per screen (only the session's eval changes as
+        the session moves), or None and why not."""
+        try:
+            task = load_task(self.start["task"])
+        except (TaskFormatError, OSError) as exc:
+            return None, None, f"*The task cannot be loaded: {exc}*"
+        return (task, *recorded_run(project_root()))
+
     def _show_ladder(self) -> None:
         """The task's design ladder from the recorded GPU run, beside this session's latest eval."""
         last = self.progress.last_eval
         self._ladder_shows = last
-        try:
-            task = load_task(self.start["task"])
-        except (TaskFormatError, OSError) as exc:
-            text = f"*The task cannot be loaded: {exc}*"
-        else:
-            run, unreadable = recorded_run(project_root())
-            text = ladder_markdown(task, run, last["result"] if last else None, unreadable)
+        task, run, why = self._ladder_inputs
+        text = ladder_markdown(task, run, last["result"] if last else None, why) if task else str(why)
         self.query_one("#ladder-md", Markdown).update(text)
