@@ -8,8 +8,8 @@ dist[m, n] = |q_m|^2 + |k_n|^2 - 2 q_m . k_n; per query the k smallest (dist, n)
   fp32 and run as TF32: casting them to fp16 on load would double the MMA rate, but on an H200 the
   cast and the register round trip cost more than that saves (1.3x slower on sift1m-b1024).
 * Tiles: 64 queries x 64 keys on 4 warps, D in chunks of 64 (fp16) or 32 (fp32), 3 stages. Wider key
-  tiles (128) and 8 warps, tried first, were 1.1-1.7x slower: every extra key in a tile widens each
-  top-k insertion pass (benchmarks/knn_topk_configs.py).
+  tiles (128) on 8 warps, tried first, were 1.06-1.3x slower, everything else the same: every extra key
+  in a tile widens each top-k insertion pass (benchmarks/knn_topk_configs.py).
 * The M x N distance matrix is never written. Each program owns BLOCK_M queries and one slice of the
   keys; it keeps a running top-k list per query in registers, packed as an int64 key
   (fp32 distance bits << 32 | key index), so one integer compare orders by (distance, index) and the
