@@ -51,12 +51,10 @@ def test_out_of_memory_is_a_result(task):
 
 
 def test_timing_waits_for_the_gpu_lock(task):
-    import torch
-
     from workbench.harness.lock import lock_path
 
     done = threading.Event()
-    with open(lock_path(torch.device("cuda", 0)), "a+") as handle:
+    with open(lock_path(), "a+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         worker = threading.Thread(target=lambda: (evaluate(task, task.expert_path, CUDA), done.set()))
         worker.start()
@@ -82,12 +80,33 @@ def test_every_input_set_runs_and_is_checked_when_one_call_outlasts_the_budget()
 
     import torch
 
-    from workbench.harness.timing import TimingOptions, flush_buffer, time_function
+    from workbench.harness.timing import TimingOptions, flush_buffer, time_functions
 
     def slow(x):
         time.sleep(0.1)
         return x * 2
 
     sets = [(torch.full((4,), float(i), device="cuda"),) for i in range(4)]
-    timed = time_function(slow, sets, flush_buffer(torch.device("cuda")), TimingOptions(budget_s=0.2))
+    [timed] = time_functions([slow], sets, flush_buffer(torch.device("cuda")), TimingOptions(budget_s=0.2))
     assert [float(out[0]) for out in timed.outputs] == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_two_functions_timed_side_by_side_keep_their_ratio():
+    import torch
+
+    from workbench.harness.timing import TimingOptions, flush_buffer, time_functions
+
+    def spin(cycles):
+        def run(x):
+            torch.cuda._sleep(cycles)
+            return x
+
+        return run
+
+    sets = [(torch.zeros(4, device="cuda"),) for _ in range(2)]
+    short, long = time_functions(
+        [spin(1_000_000), spin(2_000_000)], sets, flush_buffer(torch.device("cuda")), TimingOptions(budget_s=0.5)
+    )
+    ratio = long.latency.median / short.latency.median
+    assert 1.9 < ratio < 2.05, (short.latency, long.latency)
+    assert short.latency.n >= 10 and long.latency.n >= 10

@@ -112,3 +112,50 @@ def test_time_waiting_for_the_gpu_does_not_count_against_the_timeout(tmp_path, w
     killed = _watch(proc, events, timeout_s=1.2, startup_timeout_s=30)
     # without the wait, start -> result takes 2.4 s of a 1.2 s timeout; with it, no phase runs past 0.8 s
     assert killed is (not waits)
+
+
+def test_the_child_inherits_the_shared_hold_its_parent_took_before_starting_it(tmp_path, monkeypatch):
+    """An eval's parent takes the lock before the child exists (so the child's imports and CUDA start-up run under
+    it); the child holds it through the inherited descriptor, and the parent's copy is gone once it is started."""
+    import fcntl
+    import os
+    import subprocess
+
+    from workbench.harness.lock import lock_path
+    from workbench.harness.runner import _gpu_hold
+
+    monkeypatch.setenv("WORKBENCH_LOCK_DIR", str(tmp_path))
+    child = (
+        "import sys, time\n"
+        "from workbench.harness.lock import GpuUse, lock_path\n"
+        "use = GpuUse.inherited(lock_path())\n"
+        "print('inherited' if use else 'none', flush=True)\n"
+        "sys.stdin.readline()\n"  # hold until told to go
+        "with use.exclusive():\n"
+        "    print('exclusive', flush=True)\n"
+    )
+    env = dict(os.environ)
+    with _gpu_hold("cuda", env) as fds:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", child], env=env, pass_fds=fds, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+    assert proc.stdout.readline().strip() == "inherited"
+    with open(lock_path(), "a+") as timer:
+        with pytest.raises(BlockingIOError):  # the child still holds it shared, though the parent let go
+            fcntl.flock(timer, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(timer, fcntl.LOCK_SH | fcntl.LOCK_NB)  # a shared holder beside it is fine
+        fcntl.flock(timer, fcntl.LOCK_UN)
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().strip() == "exclusive"  # it can upgrade through the inherited descriptor
+        assert proc.wait(30) == 0
+        fcntl.flock(timer, fcntl.LOCK_EX | fcntl.LOCK_NB)  # and its exit released it
+
+
+def test_no_lock_is_taken_or_handed_down_off_the_gpu():
+    from workbench.harness.runner import _gpu_hold
+
+    env: dict[str, str] = {}
+    with _gpu_hold("interpret", env) as fds:
+        assert fds == () and env == {}

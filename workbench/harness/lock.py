@@ -1,9 +1,13 @@
-"""Per-GPU locks, so that nothing else an eval does runs while another eval times on that GPU.
+"""The GPU lock, so that nothing else an eval does runs while another eval times.
 
-An eval's child holds its GPU's lock shared for its whole life (imports, input generation,
-compilation, correctness checks) and exclusively only while it times. So several evals can
-check and compile side by side, yet a measurement never overlaps another eval's GPU work, nor the
-CPU load of its compiling (which shows in the launch overhead of short kernels).
+An eval holds the lock shared for its child's whole life (start-up, CUDA initialisation, input
+generation, compilation, correctness checks) and exclusively only while it times. So several evals
+can check and compile side by side, yet a measurement never overlaps another eval's GPU work, nor
+the CPU load of its start-up or compiling (which shows in the launch overhead of short kernels and
+of launch-bound references). The parent takes the shared hold before it starts the child and hands
+the open lock file down (WORKBENCH_GPU_LOCK_FD): a child that had to take it itself would import
+torch and initialise CUDA first, outside the lock. One lock per host, not per GPU, for the same
+reason: a start-up on the host slows a measurement on any of its GPUs.
 OS file locks: a process that dies releases them, so a crashed eval never leaves the GPU locked.
 
 flock gives no priority to a waiting exclusive request, so a stream of shared holders could starve
@@ -20,15 +24,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
-import torch
+LOCK_FD_ENV = "WORKBENCH_GPU_LOCK_FD"
 
 
-def lock_path(device: torch.device) -> Path:
-    index = device.index if device.index is not None else torch.cuda.current_device()
-    props = torch.cuda.get_device_properties(index)
-    ident = str(getattr(props, "uuid", "") or index)
+def lock_path() -> Path:
     folder = Path(os.environ.get("WORKBENCH_LOCK_DIR", tempfile.gettempdir()))
-    return folder / f"workbench-gpu-{ident}.lock"
+    return folder / "workbench-gpu.lock"
 
 
 class GpuUse:
@@ -37,11 +38,21 @@ class GpuUse:
     `on_wait(True)` is called before it has to block for the lock and `on_wait(False)` once it has
     it, so that time spent waiting for other evals is not counted against this eval's timeouts."""
 
-    def __init__(self, path: Path, on_wait: Callable[[bool], None] = lambda waiting: None) -> None:
+    def __init__(
+        self, path: Path, on_wait: Callable[[bool], None] = lambda waiting: None, handle: IO[str] | None = None
+    ) -> None:
         self.path = path
         self.turnstile = path.with_name(path.name + ".turnstile")
-        self.handle = open(path, "a+")  # noqa: SIM115 - held for the life of the process
+        self.handle = handle or open(path, "a+")  # noqa: SIM115 - held for the life of the process
         self.on_wait = on_wait
+
+    @classmethod
+    def inherited(cls, path: Path, on_wait: Callable[[bool], None] = lambda waiting: None) -> GpuUse | None:
+        """The hold the parent took shared and handed down, or None when it handed none down."""
+        fd = os.environ.get(LOCK_FD_ENV)
+        if not fd:
+            return None
+        return cls(path, on_wait, os.fdopen(int(fd), "a+"))
 
     def _take(self, mode: int) -> None:
         with open(self.turnstile, "a+") as gate:

@@ -8,6 +8,7 @@ solution and never touches the GPU, so nothing a solution does can take it down.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -17,10 +18,12 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.harness.lock import LOCK_FD_ENV, GpuUse, lock_path
 from workbench.harness.result import DeviceInfo, EvalResult, WorkloadResult, workload_from_dict
 from workbench.harness.sandbox import bubblewrap_works, confined
 from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, WorkloadSpec
@@ -185,12 +188,12 @@ def _run_child(spec: EvalSpec, options: EvalOptions) -> _ChildOutcome:
             cache.mkdir(parents=True, exist_ok=True)
             env["TRITON_CACHE_DIR"] = str(Path(options.sandbox_dir).resolve() / ".triton")
             command = confined(command, [Path(options.sandbox_dir).resolve(), cache], Path(tmp))
-        with open(log_path, "w") as log:
+        with open(log_path, "w") as log, _gpu_hold(spec.mode, env) as lock_fds:
             proc = subprocess.Popen(
                 command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=tmp,
-                env=env, start_new_session=True,
+                env=env, start_new_session=True, pass_fds=lock_fds,
             )  # fmt: skip
-            timed_out = _watch(proc, events_path, timeout_s, startup_timeout_s, options.cancel)
+        timed_out = _watch(proc, events_path, timeout_s, startup_timeout_s, options.cancel)
         _read_events(events_path, outcome)
         if outcome.fatal or proc.returncode == 0 and not outcome.in_flight:
             return outcome
@@ -204,6 +207,22 @@ def _run_child(spec: EvalSpec, options: EvalOptions) -> _ChildOutcome:
         else:
             outcome.exit_error = describe_exit(proc.returncode, tail)
         return outcome
+
+
+@contextlib.contextmanager
+def _gpu_hold(mode: str, env: dict[str, str]) -> Iterator[tuple[int, ...]]:
+    """On CUDA, the GPU lock taken shared for the child to inherit (lock.py says why the parent takes it):
+    yields the file descriptors to pass down, and closes the parent's copy once the child has its own."""
+    if mode != "cuda":
+        yield ()
+        return
+    use = GpuUse(lock_path())
+    try:
+        use.share()  # waits here, before the child exists, while another eval times
+        env[LOCK_FD_ENV] = str(use.handle.fileno())
+        yield (use.handle.fileno(),)
+    finally:
+        use.handle.close()  # the child's descriptor keeps the hold; one that never started releases it here
 
 
 def _watch(

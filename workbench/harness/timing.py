@@ -1,5 +1,7 @@
 """GPU timing: L2 flushed before every sample, CUDA events (or graph replay) around the call,
-input sets rotated, samples added until the standard error is under a target or a budget runs out."""
+input sets rotated, samples added until the standard error is under a target or a budget runs out.
+The reference and the solution are sampled in alternating batches, after a warm-up long enough for
+the clocks to settle, so that both are timed at the same clocks."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ class TimingOptions:
     budget_s: float = 3.0  # ... or when this much wall time was spent on one function
     max_samples: int = 2000
     warmup: int = 3
+    warmup_s: float = 0.2  # then this long of back-to-back calls, so that the clocks settle under the load
     timer: str = "events"  # or "graph"
     reference: bool = True  # time the reference too (a ladder rung compared with its expert need not)
 
@@ -64,53 +67,122 @@ def nvtx_range(name: str) -> Iterator[None]:
             pop()
 
 
-def time_function(
-    fn: Callable[..., Any], input_sets: Sequence[tuple[Any, ...]], flush: torch.Tensor, options: TimingOptions
-) -> Timed:
-    """Time fn over rotating input sets. Returns the latency and each set's last output."""
-    outputs: list[Any] = [None] * len(input_sets)
-    warm_started, calls = time.perf_counter(), 0
-    # every input set runs at least once, so each has an output to check again after timing
+def time_functions(
+    fns: Sequence[Callable[..., Any]],
+    input_sets: Sequence[tuple[Any, ...]],
+    flush: torch.Tensor,
+    options: TimingOptions,
+    names: Sequence[str] | None = None,
+) -> list[Timed]:
+    """Time each function over the same rotating input sets; returns each one's latency and last outputs.
+
+    The functions take their samples in alternating batches, not one after the other: a GPU at its power limit
+    runs slower as it heats, and its clocks climb from idle only under load, so a function timed second (or first,
+    on a cold GPU) would otherwise be measured at another clock than the one it is compared with. Each batch is
+    an NVTX range under the function's name (when names are given), for Nsight."""
+    outputs: list[list[Any]] = [[None] * len(input_sets) for _ in fns]
+    per_call = [_first_calls(fn, input_sets, out, options) for fn, out in zip(fns, outputs)]
+    _settle(fns, input_sets, outputs, options.warmup_s)
+    batches = [max(1, min(MAX_BATCH, int(options.budget_s / 10 / max(t, 1e-6)))) for t in per_call]
+    replays: list[list[Callable[[], Any]] | None] = [None] * len(fns)
+    notes: list[str | None] = [None] * len(fns)
+    if options.timer == "graph":
+        for i, fn in enumerate(fns):
+            replays[i], notes[i] = _capture(fn, input_sets, outputs[i])
+
+    def take_batch(i: int, first: int, size: int) -> list[float]:
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(size)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(size)]
+        graphs = replays[i]
+        with nvtx_range(names[i]) if names else contextlib.nullcontext():
+            for b in range(size):
+                which = (first + b) % len(input_sets)
+                flush.zero_()
+                starts[b].record()
+                if graphs is not None:
+                    graphs[which]()
+                else:
+                    outputs[i][which] = fns[i](*input_sets[which])
+                ends[b].record()
+        torch.cuda.synchronize()
+        return [s.elapsed_time(e) for s, e in zip(starts, ends)]
+
+    samples, stops = sample_in_rounds(take_batch, batches, options)
+    timed = []
+    for i, got in enumerate(samples):
+        note = "; ".join(n for n in (notes[i], stops[i]) if n) or None
+        err = statistics.stdev(got) / math.sqrt(len(got)) if len(got) > 1 else math.inf
+        timed.append(Timed(Latency(statistics.median(got), statistics.fmean(got), err, len(got)), outputs[i], note))
+    return timed
+
+
+def sample_in_rounds(
+    take_batch: Callable[[int, int, int], list[float]],
+    batches: Sequence[int],
+    options: TimingOptions,
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[list[list[float]], list[str | None]]:
+    """Rounds of one batch per function (take_batch(function, first input set, size) -> samples in ms) until
+    every function's standard error is under the target, or the budget (per function) runs out.
+
+    A function already under the target keeps sampling while another is not, so that all of them stay under the
+    same conditions to the end; one at max_samples stops. Returns the samples and, per function, why it stopped
+    short of the target (None when it reached it)."""
+    samples: list[list[float]] = [[] for _ in batches]
+    started = clock()
+    while True:
+        for i, size in enumerate(batches):
+            if len(samples[i]) < options.max_samples:
+                samples[i].extend(take_batch(i, len(samples[i]), min(size, options.max_samples - len(samples[i]))))
+        errors = [_relative_error(got) for got in samples]
+        converged = [len(got) >= MIN_SAMPLES and err <= options.target_rel_err for got, err in zip(samples, errors)]
+        if all(converged):
+            return samples, [None] * len(batches)
+        out_of_budget = clock() - started > options.budget_s * len(batches)
+        if out_of_budget or all(len(got) >= options.max_samples for got in samples):
+            stops = [
+                None
+                if ok
+                else (f"stopped by the budget at {err:.2%} standard error" if math.isfinite(err) else
+                      "stopped by the budget at a single sample") + f" after {len(got)} samples"
+                for ok, err, got in zip(converged, errors, samples)
+            ]  # fmt: skip
+            return samples, stops
+
+
+def _relative_error(samples: Sequence[float]) -> float:
+    if len(samples) < 2:
+        return math.inf
+    return statistics.stdev(samples) / math.sqrt(len(samples)) / statistics.fmean(samples)
+
+
+def _first_calls(
+    fn: Callable[..., Any], input_sets: Sequence[tuple[Any, ...]], outputs: list[Any], options: TimingOptions
+) -> float:
+    """Every input set once (so each has an output to check again after timing), at least options.warmup calls;
+    returns the wall time of one call."""
+    started, calls = time.perf_counter(), 0
     while calls < max(len(input_sets), options.warmup):
         outputs[calls % len(input_sets)] = fn(*input_sets[calls % len(input_sets)])
         torch.cuda.synchronize()
         calls += 1
-        if calls >= len(input_sets) and time.perf_counter() - warm_started > options.budget_s / 4:
+        if calls >= len(input_sets) and time.perf_counter() - started > options.budget_s / 4:
             break  # a slow function: enough warm-up
-    per_call = (time.perf_counter() - warm_started) / calls
-    batch = max(1, min(MAX_BATCH, int(options.budget_s / 10 / max(per_call, 1e-6))))
-    note = None
-    replays: list[Callable[[], Any]] | None = None
-    if options.timer == "graph":
-        replays, note = _capture(fn, input_sets, outputs)
-    samples: list[float] = []
-    started = time.perf_counter()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
-    k = 0
-    while True:
-        for b in range(batch):
-            which = k % len(input_sets)
-            flush.zero_()
-            starts[b].record()
-            if replays is not None:
-                replays[which]()
-            else:
-                outputs[which] = fn(*input_sets[which])
-            ends[b].record()
-            k += 1
+    return (time.perf_counter() - started) / calls
+
+
+def _settle(
+    fns: Sequence[Callable[..., Any]], input_sets: Sequence[tuple[Any, ...]], outputs: list[list[Any]], seconds: float
+) -> None:
+    """Keep the GPU busy with the functions themselves for a while: from idle its clocks take this long to reach
+    the level they hold under this load."""
+    until, k = time.perf_counter() + seconds, 0
+    while time.perf_counter() < until:
+        which = k % len(input_sets)
+        for i, fn in enumerate(fns):
+            outputs[i][which] = fn(*input_sets[which])
         torch.cuda.synchronize()
-        samples.extend(s.elapsed_time(e) for s, e in zip(starts, ends))
-        mean = statistics.fmean(samples)
-        err = statistics.stdev(samples) / math.sqrt(len(samples)) if len(samples) > 1 else math.inf
-        if len(samples) >= MIN_SAMPLES and err <= options.target_rel_err * mean:
-            break
-        if time.perf_counter() - started > options.budget_s or len(samples) >= options.max_samples:
-            reached = f"{err / mean:.2%} standard error" if math.isfinite(err) else "a single sample"
-            note = (note + "; " if note else "") + f"stopped by the budget at {reached} after {len(samples)} samples"
-            break
-    latency = Latency(statistics.median(samples), mean, err, len(samples))
-    return Timed(latency, outputs, note)
+        k += 1
 
 
 def _capture(

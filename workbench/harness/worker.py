@@ -25,7 +25,7 @@ from workbench.harness.guard import ForbiddenCall, SolutionGuard, raising, resol
 from workbench.harness.result import WorkloadResult
 from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, WorkloadSpec
 from workbench.harness.static_checks import DEFAULT_FORBIDDEN_CALLS
-from workbench.harness.timing import TimingOptions, flush_buffer, nvtx_range, time_function
+from workbench.harness.timing import TimingOptions, flush_buffer, nvtx_range, time_functions
 
 EXIT_CONTEXT_LOST = 3
 INPUT_SET_BYTES = 4 << 30  # rotate among as many input sets as fit in this much memory (2-4 sets)
@@ -69,11 +69,14 @@ class Runner:
         self.events = events
         self.device = torch.device("cuda" if spec.mode == "cuda" else "cpu")
         self.gpu = None
-        if spec.mode == "cuda":  # shared from here on; exclusive only while timing (lock.py says why)
+        if spec.mode == "cuda":  # shared from the start; exclusive only while timing (lock.py says why)
             from workbench.harness.lock import GpuUse, lock_path
 
-            self.gpu = GpuUse(lock_path(self.device), lambda waiting: events.emit(GPU_WAIT if waiting else GPU_HELD))
-            self.gpu.share()
+            on_wait = lambda waiting: events.emit(GPU_WAIT if waiting else GPU_HELD)  # noqa: E731
+            self.gpu = GpuUse.inherited(lock_path(), on_wait)
+            if self.gpu is None:  # run by hand, not by the harness
+                self.gpu = GpuUse(lock_path(), on_wait)
+                self.gpu.share()
         task = Path(spec.task_dir)
         self.inputs = _load_module("_workbench_task_inputs", task / "inputs.py")
         reference_module = _load_module("_workbench_task_reference", task / "reference.py")
@@ -162,12 +165,12 @@ class Runner:
         with self.gpu.exclusive():
             ceilings = device_ceilings(self.device)
             flush = flush_buffer(self.device)
-            ref = None
-            if options.reference:
-                with nvtx_range(f"{w.name}/reference"):
-                    ref = time_function(self.reference, sets, flush, options)
-            with nvtx_range(f"{w.name}/solution"):
-                sol = time_function(self.solution, sets, flush, options)
+            named = {"reference": self.reference, "solution": self.solution}
+            if not options.reference:
+                del named["reference"]
+            names = [f"{w.name}/{role}" for role in named]
+            *refs, sol = time_functions(list(named.values()), sets, flush, options, names)
+            ref = refs[0] if refs else None
         for j, (got, want) in enumerate(zip(sol.outputs, expected)):
             cmp = compare_outputs(got, want, self.spec.outputs, self.spec.tolerance)
             if not cmp.ok:
