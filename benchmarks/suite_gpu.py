@@ -3,10 +3,14 @@ GPU, records the run as `OUT/suite.json` (what `workbench suite` reads) and prin
 
     python benchmarks/suite_gpu.py --out DIR [--tasks T ...] [--jobs N] [--budget S]
                                    [--no-ladders | --no-experts] [--rungs R ...] [--wrong | --only-wrong]
+                                   [--skip-done SUITE_JSON ...]
+    python benchmarks/suite_gpu.py --out DIR --merge SUITE_JSON ...
 
 Several evals run at once (--jobs): they compile and check correctness side by side, while the
 harness's GPU lock lets only one of them time at a moment, with nothing else of ours on the GPU.
-suite.json is rewritten after every eval, so a run cut short keeps everything it finished.
+suite.json is rewritten after every eval, so a run cut short keeps everything it finished; the next call
+with `--skip-done` and the earlier suite.json files goes on with the evals they lack (or got wrong), and
+`--merge` joins the parts into one run document.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from workbench.harness import EvalOptions, evaluate  # noqa: E402
 from workbench.harness.verdict import expected_verdict, verdicts  # noqa: E402
 from workbench.suite import (  # noqa: E402
     add_eval,
+    evals_done,
     load_run,
     merge_documents,
     new_run_document,
@@ -64,6 +69,8 @@ def main() -> int:
     parser.add_argument("--rungs", nargs="+", choices=LADDER_RUNGS, help="only these rungs of the ladders")
     parser.add_argument("--wrong", action="store_true", help="also every wrong solution (to wrong.md)")
     parser.add_argument("--only-wrong", action="store_true", help="only the wrong solutions (to wrong.md)")
+    skip_help = "leave out the evals these earlier runs already did correctly (a run split over several calls)"
+    parser.add_argument("--skip-done", nargs="+", type=Path, default=[], metavar="SUITE_JSON", help=skip_help)
     merge_help = "measure nothing: merge these runs (later ones win) into OUT/suite.json and suite.md"
     parser.add_argument("--merge", nargs="+", type=Path, metavar="SUITE_JSON", help=merge_help)
     args = parser.parse_args()
@@ -93,6 +100,12 @@ def run_suite(args: argparse.Namespace, names: list[str]) -> None:
     if not args.no_ladders:
         wanted = set(args.rungs or LADDER_RUNGS)
         jobs += [(task, r, p) for task in tasks for r, p in task.ladder if r in wanted]
+    done = evals_done([json.loads(p.read_text()) for p in args.skip_done])
+    jobs = [job for job in jobs if (job[0].name, job[1]) not in done]
+    if done:
+        print(f"{len(done)} evals already done in {', '.join(map(str, args.skip_done))}: {len(jobs)} to go", flush=True)
+    if not jobs:
+        return  # nothing measured: no run document, which would otherwise count as the latest run
 
     def one(job: tuple) -> None:
         task, rung, path = job

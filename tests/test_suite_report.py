@@ -152,3 +152,15 @@ def test_cli_task_errors_are_one_line(root, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 4 and all(line.startswith("workbench: error:") for line in err)
     assert "needs --task" in err[0] and "not 'scale_add'" in err[1] and "not an eval result" in err[2]
+
+
+def test_a_split_run_goes_on_with_the_evals_that_are_missing_or_were_wrong():
+    from workbench.suite import evals_done
+
+    first = new_run_document("2026-03-01 12:00 UTC", "python benchmarks/suite_gpu.py --out A")
+    add_eval(first, "scale_add", "expert", _result({"medium": (1.0, 4.0)}))
+    add_eval(first, "scale_add", "plain", _result({"medium": (1.0, 4.0)}, correct=False))
+    second = new_run_document("2026-03-01 12:10 UTC", "python benchmarks/suite_gpu.py --out B --skip-done A")
+    add_eval(second, "other_task", "expert", _result({"medium": (1.0, 4.0)}))
+    assert evals_done([first, second]) == {("scale_add", "expert"), ("other_task", "expert")}
+    assert evals_done([]) == set()

@@ -69,6 +69,12 @@ def add_eval(doc: dict[str, Any], task: str, rung: str, result: dict[str, Any]) 
         doc["ceilings"] = result["ceilings"]
 
 
+def evals_done(docs: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    """The (task, rung) pairs that some run already evaluated correctly, so that a suite run split over several
+    device calls can go on where the last one stopped; an eval that was wrong or cut short is done again."""
+    return {(e["task"], e["rung"]) for doc in docs for e in doc["evals"] if e["result"].get("correct")}
+
+
 def merge_documents(docs: list[dict[str, Any]]) -> dict[str, Any]:
     """One document from several runs on one device; a later run's eval of a (task, rung) replaces an
     earlier one. Each eval keeps the index of its source run, so the report says when it was measured."""
