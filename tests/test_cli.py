@@ -54,3 +54,13 @@ def test_score_reads_saved_results(tmp_path):
     saved.write_text(run("eval", "scale_add", "expert", "--json", "--seeds", "1").stdout)
     proc = run("score", str(saved))
     assert proc.returncode == 2 and "not timed" in proc.stderr  # interpret mode: no speedup to score
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly():
+    """`workbench tasks | head -1`: the pipe closes under the command; no traceback, the shell's SIGPIPE status."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "tasks"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    proc.stdout.close()  # before the command writes a line
+    stderr = proc.communicate(timeout=120)[1].decode()
+    assert proc.returncode == 141 and "Traceback" not in stderr, stderr

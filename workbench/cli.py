@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from workbench.session.log import LogError
 from workbench.tasks import Task, TaskFormatError, load_task, project_root, task_names
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a process killed by SIGPIPE
 DEFAULT_TASK = "rmsnorm_residual"
 
 
@@ -94,6 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, TaskFormatError, SessionUsageError, LogError, JudgeUsageError) as exc:
         print(f"workbench: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # the reader went away (`workbench tasks | head`): stop quietly, and keep Python's exit-time flush
+        # of stdout from raising the same error again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     return EXIT_USAGE
 
 
