@@ -159,3 +159,38 @@ def test_no_lock_is_taken_or_handed_down_off_the_gpu():
     env: dict[str, str] = {}
     with _gpu_hold("interpret", env) as fds:
         assert fds == () and env == {}
+
+
+def test_a_cancelled_eval_stops_waiting_for_the_lock_at_once(tmp_path, monkeypatch):
+    """While another eval times (the lock held exclusively), an eval cancelled from the app gives up its wait
+    instead of waiting out the other's timing."""
+    import fcntl
+    import threading
+
+    from workbench.harness.lock import Cancelled, lock_path
+    from workbench.harness.runner import _gpu_hold
+
+    monkeypatch.setenv("WORKBENCH_LOCK_DIR", str(tmp_path))
+    cancel, outcome = threading.Event(), {}
+
+    def wait_for_it():
+        started = time.monotonic()
+        try:
+            with _gpu_hold("cuda", {}, cancel):
+                outcome["got"] = True
+        except Cancelled:
+            outcome["cancelled_after"] = time.monotonic() - started
+
+    with open(lock_path(), "a+") as timer:
+        fcntl.flock(timer, fcntl.LOCK_EX)
+        waiter = threading.Thread(target=wait_for_it)
+        waiter.start()
+        time.sleep(0.3)
+        assert waiter.is_alive()  # still waiting: the lock is held
+        cancel.set()
+        waiter.join(timeout=5)
+        assert not waiter.is_alive() and "got" not in outcome
+        assert 0.3 <= outcome["cancelled_after"] < 2.0
+    # and the gate it passed through is free again: a plain shared hold is granted at once
+    with _gpu_hold("cuda", {}, threading.Event()) as fds:
+        assert len(fds) == 1

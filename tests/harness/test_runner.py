@@ -99,3 +99,26 @@ def test_bad_usage_is_an_error_not_a_result(task, tmp_path):
         evaluate(task, tmp_path / "missing.py", FAST)
     with pytest.raises(EvalUsageError, match="too large for the interpreter"):
         evaluate(task, task.expert_path, EvalOptions(mode="interpret", workloads=["large"]))
+
+
+def test_an_eval_cancelled_while_another_times_ends_without_starting_its_child(task, tmp_path, monkeypatch):
+    """On a GPU machine the parent waits for the lock before it starts the child; a cancel (the app's
+    interrupt) during that wait ends the eval at once. No GPU is needed: the child is never started."""
+    import fcntl
+    import threading
+
+    from workbench.harness.lock import lock_path
+
+    monkeypatch.setenv("WORKBENCH_LOCK_DIR", str(tmp_path))
+    cancel, results = threading.Event(), []
+    with open(lock_path(), "a+") as other_eval_timing:
+        fcntl.flock(other_eval_timing, fcntl.LOCK_EX)
+        options = EvalOptions(mode="cuda", workloads=["tiny"], cancel=cancel)
+        worker = threading.Thread(target=lambda: results.append(evaluate(task, task.expert_path, options)))
+        worker.start()
+        time.sleep(0.5)
+        assert worker.is_alive() and not results
+        cancel.set()
+        worker.join(timeout=10)
+    assert results and results[0].error == "interrupted: the eval was cancelled"
+    assert results[0].device is None  # no child ran

@@ -20,6 +20,7 @@ import contextlib
 import fcntl
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
@@ -54,25 +55,26 @@ class GpuUse:
             return None
         return cls(path, on_wait, os.fdopen(int(fd), "a+"))
 
-    def _take(self, mode: int) -> None:
+    def _take(self, mode: int, cancel: threading.Event | None = None) -> None:
         with open(self.turnstile, "a+") as gate:
             waited = not _try(gate, fcntl.LOCK_EX)
             if waited:
                 self.on_wait(True)
-                fcntl.flock(gate, fcntl.LOCK_EX)
+                _block(gate, fcntl.LOCK_EX, cancel)
             try:
                 if not _try(self.handle, mode):
                     if not waited:
                         waited = True
                         self.on_wait(True)
-                    fcntl.flock(self.handle, mode)
+                    _block(self.handle, mode, cancel)
             finally:
                 fcntl.flock(gate, fcntl.LOCK_UN)
         if waited:
             self.on_wait(False)
 
-    def share(self) -> None:
-        self._take(fcntl.LOCK_SH)
+    def share(self, cancel: threading.Event | None = None) -> None:
+        """Take the lock shared; with `cancel`, raise Cancelled as soon as it is set while waiting."""
+        self._take(fcntl.LOCK_SH, cancel)
 
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
@@ -85,6 +87,20 @@ class GpuUse:
         finally:
             fcntl.flock(self.handle, fcntl.LOCK_UN)
             self.share()
+
+
+class Cancelled(Exception):
+    """The wait for the lock was given up: the eval was cancelled."""
+
+
+def _block(handle: IO[str], mode: int, cancel: threading.Event | None) -> None:
+    """flock until granted; with a cancel event, by polling, so that a cancelled eval stops waiting at once."""
+    if cancel is None:
+        fcntl.flock(handle, mode)
+        return
+    while not _try(handle, mode):
+        if cancel.wait(0.05):
+            raise Cancelled
 
 
 def _try(handle: IO[str], mode: int) -> bool:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.harness.lock import LOCK_FD_ENV, GpuUse, lock_path
+from workbench.harness.lock import LOCK_FD_ENV, Cancelled, GpuUse, lock_path
 from workbench.harness.result import DeviceInfo, EvalResult, WorkloadResult, workload_from_dict
 from workbench.harness.sandbox import bubblewrap_works, confined
 from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, WorkloadSpec
@@ -188,11 +188,15 @@ def _run_child(spec: EvalSpec, options: EvalOptions) -> _ChildOutcome:
             cache.mkdir(parents=True, exist_ok=True)
             env["TRITON_CACHE_DIR"] = str(Path(options.sandbox_dir).resolve() / ".triton")
             command = confined(command, [Path(options.sandbox_dir).resolve(), cache], Path(tmp))
-        with open(log_path, "w") as log, _gpu_hold(spec.mode, env) as lock_fds:
-            proc = subprocess.Popen(
-                command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=tmp,
-                env=env, start_new_session=True, pass_fds=lock_fds,
-            )  # fmt: skip
+        try:
+            with open(log_path, "w") as log, _gpu_hold(spec.mode, env, options.cancel) as lock_fds:
+                proc = subprocess.Popen(
+                    command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=tmp,
+                    env=env, start_new_session=True, pass_fds=lock_fds,
+                )  # fmt: skip
+        except Cancelled:  # while it waited for another eval's timing: no child was started
+            outcome.exit_error = "interrupted: the eval was cancelled"
+            return outcome
         timed_out = _watch(proc, events_path, timeout_s, startup_timeout_s, options.cancel)
         _read_events(events_path, outcome)
         if outcome.fatal or proc.returncode == 0 and not outcome.in_flight:
@@ -210,15 +214,16 @@ def _run_child(spec: EvalSpec, options: EvalOptions) -> _ChildOutcome:
 
 
 @contextlib.contextmanager
-def _gpu_hold(mode: str, env: dict[str, str]) -> Iterator[tuple[int, ...]]:
+def _gpu_hold(mode: str, env: dict[str, str], cancel: threading.Event | None = None) -> Iterator[tuple[int, ...]]:
     """On CUDA, the GPU lock taken shared for the child to inherit (lock.py says why the parent takes it):
-    yields the file descriptors to pass down, and closes the parent's copy once the child has its own."""
+    yields the file descriptors to pass down, and closes the parent's copy once the child has its own.
+    Raises Cancelled when `cancel` is set while it waits."""
     if mode != "cuda":
         yield ()
         return
     use = GpuUse(lock_path())
     try:
-        use.share()  # waits here, before the child exists, while another eval times
+        use.share(cancel)  # waits here, before the child exists, while another eval times
         env[LOCK_FD_ENV] = str(use.handle.fileno())
         yield (use.handle.fileno(),)
     finally:
