@@ -23,6 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from workbench.harness import EvalOptions, evaluate  # noqa: E402
+from workbench.harness.worker import timing_seed  # noqa: E402
 from workbench.tasks import load_task  # noqa: E402
 
 
@@ -50,7 +51,7 @@ def do_bench_ms(task_name: str, warmup: int = 100, rep: int = 500) -> dict[str, 
         return float(ms)
 
     # CI-sized workloads are not timed by the harness on the GPU (launch overhead), so not here either.
-    return {w.name: one(dict(w.params), w.seed + 7919) for w in task.workloads if not w.interpret}
+    return {w.name: one(dict(w.params), timing_seed(w.seed, 0)) for w in task.workloads if not w.interpret}
 
 
 def main() -> int:

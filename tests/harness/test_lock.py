@@ -1,13 +1,18 @@
 """The GPU lock's semantics on plain files: shared holders overlap, an exclusive holder excludes
 everyone, and a waiting exclusive holder is not starved by shared ones arriving after it."""
 
+import fcntl
 import multiprocessing as mp
+import os
+import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
-from workbench.harness.lock import GpuUse
+from workbench.harness.lock import Cancelled, GpuUse, lock_path
+from workbench.harness.runner import _gpu_hold
 
 
 def _hold(path, shared, seconds, log, name):
@@ -100,7 +105,6 @@ def _child_script(events, lines, pause_s):
 
 @pytest.mark.parametrize("waits", [True, False])
 def test_time_waiting_for_the_gpu_does_not_count_against_the_timeout(tmp_path, waits):
-    import subprocess
 
     from workbench.harness.runner import _watch
 
@@ -117,12 +121,6 @@ def test_time_waiting_for_the_gpu_does_not_count_against_the_timeout(tmp_path, w
 def test_the_child_inherits_the_shared_hold_its_parent_took_before_starting_it(tmp_path, monkeypatch):
     """An eval's parent takes the lock before the child exists (so the child's imports and CUDA start-up run under
     it); the child holds it through the inherited descriptor, and the parent's copy is gone once it is started."""
-    import fcntl
-    import os
-    import subprocess
-
-    from workbench.harness.lock import lock_path
-    from workbench.harness.runner import _gpu_hold
 
     monkeypatch.setenv("WORKBENCH_LOCK_DIR", str(tmp_path))
     child = (
@@ -154,8 +152,6 @@ def test_the_child_inherits_the_shared_hold_its_parent_took_before_starting_it(t
 
 
 def test_no_lock_is_taken_or_handed_down_off_the_gpu():
-    from workbench.harness.runner import _gpu_hold
-
     env: dict[str, str] = {}
     with _gpu_hold("interpret", env) as fds:
         assert fds == () and env == {}
@@ -164,11 +160,6 @@ def test_no_lock_is_taken_or_handed_down_off_the_gpu():
 def test_a_cancelled_eval_stops_waiting_for_the_lock_at_once(tmp_path, monkeypatch):
     """While another eval times (the lock held exclusively), an eval cancelled from the app gives up its wait
     instead of waiting out the other's timing."""
-    import fcntl
-    import threading
-
-    from workbench.harness.lock import Cancelled, lock_path
-    from workbench.harness.runner import _gpu_hold
 
     monkeypatch.setenv("WORKBENCH_LOCK_DIR", str(tmp_path))
     cancel, outcome = threading.Event(), {}

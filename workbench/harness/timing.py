@@ -90,9 +90,12 @@ def time_functions(
         for i, fn in enumerate(fns):
             replays[i], notes[i] = _capture(fn, input_sets, outputs[i])
 
+    # one set of events per function, made before sampling: a batch records into the first `size` of them
+    events = [[(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(b)]
+              for b in batches]  # fmt: skip
+
     def take_batch(i: int, first: int, size: int) -> list[float]:
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(size)]
-        ends = [torch.cuda.Event(enable_timing=True) for _ in range(size)]
+        starts, ends = zip(*events[i][:size])
         graphs = replays[i]
         with nvtx_range(names[i]) if names else contextlib.nullcontext():
             for b in range(size):
@@ -111,8 +114,8 @@ def time_functions(
     timed = []
     for i, got in enumerate(samples):
         note = "; ".join(n for n in (notes[i], stops[i]) if n) or None
-        err = statistics.stdev(got) / math.sqrt(len(got)) if len(got) > 1 else math.inf
-        timed.append(Timed(Latency(statistics.median(got), statistics.fmean(got), err, len(got)), outputs[i], note))
+        latency = Latency(statistics.median(got), statistics.fmean(got), _standard_error(got), len(got))
+        timed.append(Timed(latency, outputs[i], note))
     return timed
 
 
@@ -134,26 +137,29 @@ def sample_in_rounds(
         for i, size in enumerate(batches):
             if len(samples[i]) < options.max_samples:
                 samples[i].extend(take_batch(i, len(samples[i]), min(size, options.max_samples - len(samples[i]))))
-        errors = [_relative_error(got) for got in samples]
-        converged = [len(got) >= MIN_SAMPLES and err <= options.target_rel_err for got, err in zip(samples, errors)]
+        converged = [
+            len(got) >= MIN_SAMPLES and _standard_error(got) <= options.target_rel_err * statistics.fmean(got)
+            for got in samples
+        ]
         if all(converged):
             return samples, [None] * len(batches)
         out_of_budget = clock() - started > options.budget_s * len(batches)
         if out_of_budget or all(len(got) >= options.max_samples for got in samples):
-            stops = [
-                None
-                if ok
-                else (f"stopped by the budget at {err:.2%} standard error" if math.isfinite(err) else
-                      "stopped by the budget at a single sample") + f" after {len(got)} samples"
-                for ok, err, got in zip(converged, errors, samples)
-            ]  # fmt: skip
-            return samples, stops
+            return samples, [None if ok else _stopped_short(got) for ok, got in zip(converged, samples)]
 
 
-def _relative_error(samples: Sequence[float]) -> float:
-    if len(samples) < 2:
-        return math.inf
-    return statistics.stdev(samples) / math.sqrt(len(samples)) / statistics.fmean(samples)
+def _standard_error(samples: Sequence[float]) -> float:
+    """Of the mean; infinite for fewer than two samples."""
+    return statistics.stdev(samples) / math.sqrt(len(samples)) if len(samples) > 1 else math.inf
+
+
+def _stopped_short(samples: Sequence[float]) -> str:
+    err, mean = _standard_error(samples), statistics.fmean(samples)
+    if not math.isfinite(err):
+        reached = "a single sample"
+    else:
+        reached = f"{err / mean:.2%} standard error" if mean > 0 else f"{err:.3g} ms standard error"
+    return f"stopped by the budget at {reached} after {len(samples)} samples"
 
 
 def _first_calls(
