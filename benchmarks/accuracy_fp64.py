@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from design_sweep import load  # noqa: E402
 
-from workbench.harness import triton_patches  # noqa: E402
+from workbench.harness.solution_side import triton_patches  # noqa: E402
 from workbench.harness.worker import _load_module  # noqa: E402
 from workbench.tasks import Tolerance  # noqa: E402
 

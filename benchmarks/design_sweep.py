@@ -147,7 +147,7 @@ def check_interpret(
     if os.environ.get("TRITON_INTERPRET") != "1":
         print("--check-interpret needs TRITON_INTERPRET=1 in the environment (set before Triton is imported)")
         return 2
-    from workbench.harness import triton_patches
+    from workbench.harness.solution_side import triton_patches
 
     print("patches:", "; ".join(triton_patches.apply(interpret=True)))
     shapes = [(w.name, dict(w.params), w.seed) for w in files.workloads(interpret=True)] + list(extra_shapes)

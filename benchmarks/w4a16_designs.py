@@ -70,7 +70,7 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 from design_sweep import check_interpret, error_cell, error_detail, load, print_table, time_us, verdict  # noqa: E402
 
-from workbench.harness import triton_patches  # noqa: E402
+from workbench.harness.solution_side import triton_patches  # noqa: E402
 
 GROUP_SIZE = 128
 _INTERPRETER_SMS = 4  # few "SMs" on the CPU so that the persistent designs loop over several tiles

@@ -1,7 +1,7 @@
 import torch
 
 from workbench.harness.compare import compare_outputs, inputs_unchanged
-from workbench.harness.poison import poison_
+from workbench.harness.solution_side.poison import poison_
 
 TOL = {"float32": (1e-5, 1e-5), "bfloat16": (1e-2, 1e-2)}
 

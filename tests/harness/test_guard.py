@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from workbench.harness.guard import ForbiddenCall, SolutionGuard, resolve_callables, suspended
-from workbench.harness.poison import poisoned_mask
+from workbench.harness.solution_side.guard import ForbiddenCall, SolutionGuard, resolve_callables, suspended
+from workbench.harness.solution_side.poison import poisoned_mask
 from workbench.harness.static_checks import DEFAULT_FORBIDDEN_CALLS
 
 FORBIDDEN = resolve_callables(DEFAULT_FORBIDDEN_CALLS + ("torch.cumsum",))

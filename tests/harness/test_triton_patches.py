@@ -12,7 +12,7 @@ SNIPPET = textwrap.dedent(
     import torch
     import triton
     import triton.language as tl
-    from workbench.harness import triton_patches
+    from workbench.harness.solution_side import triton_patches
 
     triton_patches.apply(interpret=True)
 

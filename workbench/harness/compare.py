@@ -7,8 +7,8 @@ from typing import Any
 
 import torch
 
-from workbench.harness.poison import poisoned_mask
 from workbench.harness.result import Mismatch
+from workbench.harness.solution_side.poison import poisoned_mask
 
 FIRST_MISMATCHES = 5
 

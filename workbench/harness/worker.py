@@ -19,10 +19,10 @@ from typing import Any, TextIO
 
 import torch
 
-from workbench.harness import triton_patches
 from workbench.harness.compare import compare_outputs, inputs_unchanged
-from workbench.harness.guard import ForbiddenCall, SolutionGuard, raising, resolve_callables
 from workbench.harness.result import WorkloadResult
+from workbench.harness.solution_side import triton_patches
+from workbench.harness.solution_side.guard import ForbiddenCall, SolutionGuard, raising, resolve_callables
 from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, WorkloadSpec
 from workbench.harness.static_checks import DEFAULT_FORBIDDEN_CALLS
 from workbench.harness.timing import TimingOptions, flush_buffer, nvtx_range, time_functions

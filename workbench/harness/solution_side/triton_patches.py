@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from workbench.harness.guard import suspended
+from .guard import suspended
 
 
 def _guarded(method: Any) -> Any:

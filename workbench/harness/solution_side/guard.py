@@ -7,7 +7,7 @@ task allows); anything else means the solution computed outside Triton. The disp
 poisons every fresh allocation with a NaN payload, so an element the kernel never writes is caught.
 
 Triton's own launch path (the interpreter copies tensors through torch; the autotuner benchmarks)
-runs with the guard suspended: see `suspended()` and workbench.harness.triton_patches.
+runs with the guard suspended: see `suspended()` and workbench.harness.solution_side.triton_patches.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from workbench.harness.poison import poison_
+from .poison import poison_
 
 # aten ops that only allocate, view, copy or cast: the glue a Triton host wrapper needs.
 ALLOWED_OPS = frozenset(
