@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from design_sweep import load  # noqa: E402
 
+from workbench.harness.checker import load_module  # noqa: E402
 from workbench.harness.solution_side import triton_patches  # noqa: E402
-from workbench.harness.worker import _load_module  # noqa: E402
 from workbench.tasks import Tolerance  # noqa: E402
 
 STATS = ("max abs", "max rel", "beyond")
@@ -58,7 +58,7 @@ def main() -> int:
     task, inputs, reference = files.task, files.inputs, files.reference
     device = torch.device(args.device)
     triton_patches.apply(interpret=device.type == "cpu")  # the harness's fixes for interpreter gaps
-    solution = _load_module("_accuracy_solution", args.solution).solution if args.solution else files.expert.solution
+    solution = load_module("_accuracy_solution", args.solution).solution if args.solution else files.expert.solution
     workloads = [task.workload(name) for name in args.workloads] if args.workloads else task.workloads
     print(f"{task.name} on {torch.cuda.get_device_name(device) if device.type == 'cuda' else 'CPU'}")
     columns = ["workload", "output", "tolerance", *(f"{who} {what}" for who in ("ref", "sol") for what in STATS)]

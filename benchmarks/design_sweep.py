@@ -13,8 +13,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from workbench.harness.checker import load_module  # noqa: E402
 from workbench.harness.compare import Comparison, compare_outputs  # noqa: E402
-from workbench.harness.worker import _load_module  # noqa: E402
 from workbench.tasks import Task, Workload, load_task  # noqa: E402
 
 
@@ -31,16 +31,16 @@ class TaskFiles:
 
     def ladder_modules(self) -> dict[str, ModuleType]:
         """The task's design-ladder rungs below the expert (plain, l1, l1_l2), as loaded modules."""
-        return {rung: _load_module(f"_designs_{rung}", path) for rung, path in self.task.ladder[:-1]}
+        return {rung: load_module(f"_designs_{rung}", path) for rung, path in self.task.ladder[:-1]}
 
 
 def load(task_name: str) -> TaskFiles:
     task = load_task(task_name)
     return TaskFiles(
         task,
-        _load_module("_designs_inputs", task.file("inputs.py")),
-        _load_module("_designs_reference", task.file("reference.py")).reference,
-        _load_module("_designs_expert", task.expert_path),
+        load_module("_designs_inputs", task.file("inputs.py")),
+        load_module("_designs_reference", task.file("reference.py")).reference,
+        load_module("_designs_expert", task.expert_path),
     )
 
 

@@ -5,7 +5,7 @@
   same solution and inputs;
 - wall time of a full eval.
 
-    python benchmarks/harness_bench.py [--tasks T ...] [--repeats 5] [--budget S] [--timer events|graph] [--json OUT]
+    python benchmarks/harness_bench.py [--tasks T ...] [--repeats 5] [--budget S] [--timer events] [--json OUT]
 
 Rows are printed (and the JSON rewritten) as each task finishes, so a run cut short keeps what it measured.
 """
@@ -23,7 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from workbench.harness import EvalOptions, evaluate  # noqa: E402
-from workbench.harness.worker import timing_seed  # noqa: E402
+from workbench.harness.spec import derive_seed  # noqa: E402
 from workbench.tasks import load_task  # noqa: E402
 
 
@@ -51,7 +51,9 @@ def do_bench_ms(task_name: str, warmup: int = 100, rep: int = 500) -> dict[str, 
         return float(ms)
 
     # CI-sized workloads are not timed by the harness on the GPU (launch overhead), so not here either.
-    return {w.name: one(dict(w.params), timing_seed(w.seed, 0)) for w in task.workloads if not w.interpret}
+    return {
+        w.name: one(dict(w.params), derive_seed(w.seed, w.name, "time", 0)) for w in task.workloads if not w.interpret
+    }
 
 
 def main() -> int:
@@ -62,7 +64,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--repeat-tasks", nargs="+", default=["rmsnorm_residual"], help="tasks for the spread")
     parser.add_argument("--budget", type=float, default=3.0, help="timing seconds per function and workload")
-    parser.add_argument("--timer", choices=["events", "graph"], default="events")
+    parser.add_argument("--timer", choices=["events"], default="events")
     parser.add_argument("--json", type=Path, help="write all measurements here")
     args = parser.parse_args()
 

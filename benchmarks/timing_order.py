@@ -39,8 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from design_sweep import load  # noqa: E402
 
 from workbench.formulas import evaluate_formula  # noqa: E402
+from workbench.harness.spec import derive_seed  # noqa: E402
 from workbench.harness.timing import Timed, TimingOptions, flush_buffer, time_functions  # noqa: E402
-from workbench.harness.worker import timing_seed  # noqa: E402
 
 DEFAULT_CASES = [
     "moe_grouped_gemm/mixtral-8x7b-prefill",
@@ -73,7 +73,12 @@ class Case:
         self.reference, self.expert = files.reference, files.expert.solution
         device = torch.device("cuda")
         self.sets = [
-            tuple(files.inputs.make_inputs(dict(self.params), timing_seed(workload.seed, j), device)) for j in (0, 1)
+            tuple(
+                files.inputs.make_inputs(
+                    dict(self.params), derive_seed(workload.seed, workload.name, "time", j), device
+                )
+            )
+            for j in (0, 1)
         ]
         self.flops = evaluate_formula(files.task.sol_flops, self.params)
         self.flush = flush_buffer(device)

@@ -42,8 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", action="store_true", help="print the result as JSON")
     ev.add_argument("--seeds", type=int, default=3, help="correctness seeds per workload (default 3)")
     ev.add_argument("--timeout", type=float, default=300.0, help="seconds per workload, compile included")
-    ev.add_argument("--timer", choices=("events", "graph"), default="events", help="CUDA events or graph replay")
+    ev.add_argument("--timer", choices=("events",), default="events", help="CUDA events (checked against a wall clock)")
     ev.add_argument("--budget", type=float, default=3.0, help="timing seconds per function and workload")
+    ev.add_argument("--seed", type=int, help="draw the inputs of an earlier result again (its `seed`); default: fresh")
+    ev.add_argument("--hidden", action="store_true", help="also check the task's hidden workloads, as submit does")
 
     from workbench.bench.cli import add_parser as add_bench_parsers
     from workbench.cli_session import add_parsers
@@ -183,7 +185,7 @@ def _task_json(task: Task) -> dict[str, Any]:
 
 def _eval(task_name: str, solution_arg: str, args: argparse.Namespace) -> int:
     from workbench.harness import EvalOptions, EvalUsageError, evaluate
-    from workbench.harness.runner import detect_mode, select_workloads
+    from workbench.harness.runner import check_mode, detect_mode, select_workloads
 
     task = load_task(task_name)
     if solution_arg == "expert":
@@ -196,16 +198,19 @@ def _eval(task_name: str, solution_arg: str, args: argparse.Namespace) -> int:
         raise UsageError(f"no solution file {solution}")
     mode = args.mode or detect_mode()
     try:
-        chosen = select_workloads(task, mode, args.workload)
+        check_mode(mode)
+        chosen = select_workloads(task, mode, args.workload, args.hidden)
+        options = EvalOptions(
+            mode=mode,
+            workloads=args.workload,
+            seeds=args.seeds,
+            timeout_s=args.timeout,
+            timing={"timer": args.timer, "budget_s": args.budget},
+            seed=args.seed,
+            hidden=args.hidden,
+        )
     except EvalUsageError as exc:
         raise UsageError(str(exc)) from None
-    options = EvalOptions(
-        mode=mode,
-        workloads=args.workload,
-        seeds=args.seeds,
-        timeout_s=args.timeout,
-        timing={"timer": args.timer, "budget_s": args.budget},
-    )
     if not args.json:
         names = ", ".join(w.name for w in chosen)
         print(f"evaluating {solution} on {task.name} ({mode}: {names}) ...", file=sys.stderr)

@@ -16,6 +16,7 @@ from workbench.bench.plan import (
     parse_scripts,
     save_plan,
 )
+from workbench.harness.sandbox import Confinement, confinement, unconfined_warning
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -37,6 +38,8 @@ def add_parser(sub: Any) -> None:
     bench.add_argument("--out", type=Path, help="bench folder (default: bench/<digest of the plan>)")
     bench.add_argument("--resume", type=Path, metavar="BENCH_DIR", help="continue the bench in this folder")
     bench.add_argument("--ray", metavar="ADDRESS", help="run the sessions as Ray tasks on this cluster")
+    bench.add_argument("--allow-unconfined", action="store_true",
+                       help="run even where the agent's shell cannot be confined (recorded in the bench)")  # fmt: skip
 
     report = sub.add_parser("report", help="the paper's tables from a bench's session logs")
     report.add_argument("bench_dir", type=Path)
@@ -96,10 +99,22 @@ def _check_models(plan: BenchPlan) -> None:
             raise BenchUsageError(f"model {model.label}: {exc}") from None
 
 
+def _check_confinement(allowed: bool) -> Confinement:
+    """A paired result means nothing if an unguided agent could read the guidance: refuse unless allowed."""
+    state = confinement()
+    if not state.works and not allowed:
+        raise BenchUsageError(f"the agent's shell and evals cannot be confined here ({state.reason}); "
+                              "pass --allow-unconfined to run anyway (recorded in the bench)")  # fmt: skip
+    if not state.works:
+        print(unconfined_warning(), file=sys.stderr)
+    return state
+
+
 def _bench(args: argparse.Namespace) -> int:
     from workbench.bench.progress import Progress
-    from workbench.bench.runner import LocalRunner, pending_sessions, stop_on_signals
+    from workbench.bench.runner import LocalRunner, pending_sessions, record_confinement, stop_on_signals
 
+    sandbox = _check_confinement(args.allow_unconfined)
     if args.resume is not None:
         bench_dir, plan = args.resume, load_plan(args.resume)
     else:
@@ -107,6 +122,7 @@ def _bench(args: argparse.Namespace) -> int:
         bench_dir = args.out or Path("bench") / plan.digest()
     _check_models(plan)
     save_plan(plan, bench_dir)
+    record_confinement(bench_dir, sandbox)
     pending, finished = pending_sessions(plan, bench_dir)
     total = len(plan.sessions())
     print(f"bench {bench_dir}: {total} sessions, {finished} finished before, {len(pending)} to run", file=sys.stderr)
@@ -123,7 +139,8 @@ def _bench(args: argparse.Namespace) -> int:
     for key, error in result.crashed.items():
         print(f"session {key} could not run: {error}", file=sys.stderr)
     if result.complete:
-        print(f"bench complete: {bench_dir} (workbench report {bench_dir})", file=sys.stderr)
+        unconfined = "" if sandbox.works else ", run UNCONFINED (see confinement.jsonl)"
+        print(f"bench complete: {bench_dir} (workbench report {bench_dir}){unconfined}", file=sys.stderr)
         return EXIT_OK
     print(f"bench incomplete: rerun the command or `workbench bench --resume {bench_dir}`", file=sys.stderr)
     return EXIT_FAILED

@@ -7,8 +7,10 @@ Ctrl-C or SIGTERM stops every running session cleanly (`interrupted`, resumable)
 
 from __future__ import annotations
 
+import json
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
@@ -19,6 +21,7 @@ from typing import Any
 from workbench.bench.plan import BenchPlan, SessionSpec
 from workbench.bench.progress import Progress
 from workbench.bench.sessions import SessionOutcome, open_session, session_status
+from workbench.harness.sandbox import Confinement
 from workbench.session.loop import AgentLoop, LoopCallbacks
 
 
@@ -40,6 +43,16 @@ def pending_sessions(plan: BenchPlan, bench_dir: Path) -> tuple[list[SessionSpec
     """The plan's sessions not finished yet, and how many are."""
     pending = [s for s in plan.sessions() if session_status(bench_dir / "sessions" / s.key).state != "finished"]
     return pending, len(plan.sessions()) - len(pending)
+
+
+CONFINEMENT_FILE = "confinement.jsonl"
+
+
+def record_confinement(bench_dir: Path, state: Confinement) -> None:
+    """One line per run of the bench (a resumed bench may run on another machine): confined or not, and why."""
+    line = {"time": time.time(), "confined": state.works, "mechanism": state.mechanism, "reason": state.reason}
+    with open(bench_dir / CONFINEMENT_FILE, "a") as out:
+        out.write(json.dumps(line) + "\n")
 
 
 class LocalRunner:

@@ -40,7 +40,7 @@ def device_ceilings(device: torch.device) -> dict[str, Any]:
             cached = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError):
             cached = {}
-    if key in cached:
+    if key in cached and _plausible(cached[key]):
         return {**cached[key], "source": f"cached in {path}, measured {cached[key]['measured_at']}"}
     measured = measure(device)
     cached[key] = measured
@@ -49,6 +49,15 @@ def device_ceilings(device: torch.device) -> dict[str, Any]:
     tmp.write_text(json.dumps(cached, indent=2))
     tmp.replace(path)
     return {**measured, "source": f"measured now on {key}, cached in {path}"}
+
+
+def _plausible(entry: Any) -> bool:
+    """A cached entry within what any GPU can do; anything else (a damaged or planted file) is measured again. The
+    cache lives in the checker's folder, which no solution's worker can see; this is the second line."""
+    try:
+        return 10 <= float(entry["bandwidth_gbps"]) <= 20_000 and 1 <= float(entry["matmul_tflops"]) <= 10_000
+    except (KeyError, TypeError, ValueError):
+        return False
 
 
 def _median_ms(fn: Any, reps: int) -> float:

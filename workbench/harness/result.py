@@ -54,12 +54,16 @@ class DeviceInfo:
 class WorkloadResult:
     name: str
     correct: bool = False
-    failure: str | None = None  # mismatch, unwritten, input-modified, nonfinite, shape, dtype, forbidden-op, error
+    # mismatch, unwritten, input-modified, nonfinite, shape, dtype, not-a-tensor, forbidden-op, refused, no-launch,
+    # timing-unverified, timing-implausible, error
+    failure: str | None = None
     max_abs_err: float | None = None
     max_rel_err: float | None = None
     mismatches: int | None = None
     first_mismatches: list[Mismatch] = field(default_factory=list)
     seeds_checked: int = 0
+    seeds: list[int] = field(default_factory=list)  # the correctness seeds drawn for this eval, for reproduction
+    hidden: bool = False  # a correctness-only variation the agent never sees (submit checks them)
     latency_ms: Latency | None = None
     reference_ms: Latency | None = None
     speedup: float | None = None
@@ -104,6 +108,7 @@ class EvalResult:
     speedup_geomean: float | None = None
     error: str | None = None
     ceilings: dict[str, Any] | None = None  # measured bandwidth and matmul rate behind sol_ms, with their source
+    seed: int | None = None  # the eval's seed: `workbench eval --seed N` draws the same inputs again
     version: int = SCHEMA_VERSION
 
     def finish(self) -> EvalResult:

@@ -1,36 +1,32 @@
-"""The parent side of an eval: static checks here, everything else in a child process.
+"""The parent side of an eval: static checks here, everything else in the trusted checker process.
 
-The child appends events to a file as it goes; this side watches that file, enforces a timeout per
-workload, and turns a crash, a hang or a lost CUDA context into a result for the workload in
-flight before starting a fresh child for the workloads left. The parent never imports the
-solution and never touches the GPU, so nothing a solution does can take it down.
+The parent never imports the solution and never touches the GPU. It draws the eval's seed, copies the solution into
+a private eval folder (so the file that is scored is the file that ran, whatever the workspace does meanwhile), and
+hands one spec line to a checker (docs/security.md): a warm one kept from an earlier eval of this process when there
+is one. It reads results only from the checker's private pipe, and kills the checker (and with it the solution's
+worker) on cancel or when the checker itself stops answering.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
-import signal
-import subprocess
-import sys
+import shutil
 import tempfile
 import threading
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.harness.lock import LOCK_FD_ENV, Cancelled, GpuUse, lock_path
+from workbench.harness import sandbox
+from workbench.harness.checker_pool import CheckerLost, acquire
 from workbench.harness.result import DeviceInfo, EvalResult, WorkloadResult, workload_from_dict
-from workbench.harness.sandbox import bubblewrap_works, confined
-from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, WorkloadSpec
-from workbench.harness.static_checks import check_source
+from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, WorkloadSpec, draw_seed
+from workbench.harness.static_checks import DEFAULT_FORBIDDEN_CALLS, check_source
 from workbench.tasks import Task, Workload
 
-SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
+# The agent's `evaluate` during iteration (one seed, this timing); `submit` keeps the defaults' full rigour.
+QUICK_TIMING = {"budget_s": 0.4, "target_rel_err": 0.01, "warmup_s": 0.1}
 
 
 class EvalUsageError(ValueError):
@@ -46,7 +42,15 @@ class EvalOptions:
     startup_timeout_s: float = 180.0  # importing torch, triton and the solution
     timing: dict[str, Any] = field(default_factory=dict)
     cancel: threading.Event | None = None  # set it to stop the eval; the workload in flight is killed
-    sandbox_dir: Path | None = None  # agent code: confine the child, only this folder (and /tmp) writable
+    sandbox_dir: Path | None = None  # agent code: its workspace (the Triton cache lives there)
+    seed: int | None = None  # None: drawn now; give a result's seed to draw the same inputs again
+    hidden: bool = False  # also check the task's hidden workloads (submit does; evaluate does not)
+
+    def __post_init__(self) -> None:
+        if self.seeds < 1:
+            raise EvalUsageError(f"--seeds must be at least 1, not {self.seeds}")
+        if not self.timeout_s > 0:
+            raise EvalUsageError(f"--timeout must be positive, not {self.timeout_s:g}")
 
 
 def detect_mode() -> str:
@@ -57,19 +61,26 @@ def detect_mode() -> str:
     return "cuda" if torch.cuda.is_available() else "interpret"
 
 
-def select_workloads(task: Task, mode: str, names: list[str] | None) -> list[Workload]:
+def check_mode(mode: str) -> None:
+    """A mode this machine can run: cuda needs a GPU."""
+    if mode not in ("cuda", "interpret"):
+        raise EvalUsageError(f"unknown mode {mode!r} (cuda or interpret)")
+    if mode == "cuda" and detect_mode() != "cuda":
+        raise EvalUsageError("--mode cuda needs a CUDA GPU, and none is visible here")
+
+
+def select_workloads(task: Task, mode: str, names: list[str] | None, hidden: bool = False) -> list[Workload]:
     if names:
         chosen = [task.workload(n) for n in names]
         slow = [w.name for w in chosen if mode == "interpret" and not w.interpret]
         if slow:
             raise EvalUsageError(f"workload {slow[0]!r} of {task.name} is too large for the interpreter")
         return chosen
-    if mode == "interpret":
-        chosen = [w for w in task.workloads if w.interpret]
-        if not chosen:
-            raise EvalUsageError(f"task {task.name} has no workload marked interpret = true")
-        return chosen
-    return list(task.workloads)
+    visible = [w for w in task.workloads if w.interpret] if mode == "interpret" else list(task.workloads)
+    if not visible:
+        raise EvalUsageError(f"task {task.name} has no workload marked interpret = true")
+    extra = [w for w in task.hidden if w.interpret or mode == "cuda"] if hidden else []
+    return visible + extra
 
 
 def evaluate(task: Task, solution: Path, options: EvalOptions | None = None) -> EvalResult:
@@ -79,41 +90,72 @@ def evaluate(task: Task, solution: Path, options: EvalOptions | None = None) -> 
         raise EvalUsageError(f"no solution file {solution}")
     source = solution.read_text()
     mode = options.mode or detect_mode()
-    workloads = select_workloads(task, mode, options.workloads)
+    workloads = select_workloads(task, mode, options.workloads, options.hidden)
     static = check_source(source, task.forbidden_calls)
+    seed = options.seed if options.seed is not None else draw_seed()
     result = EvalResult(
         task=task.name,
         solution=str(solution),
         solution_sha256=hashlib.sha256(source.encode()).hexdigest(),
         device=None,
         static=static,
+        seed=seed,
     )
     if not static.ok:
         first = static.violations[0]
         result.error = f"static checks failed: {first.rule} at line {first.line}: {first.message}"
         return result.finish()
-    run_spec(build_spec(task, solution, mode, workloads, options), result, options)
+    eval_dir = Path(tempfile.mkdtemp(prefix="workbench-eval-"))
+    try:
+        copy = _private_copy(solution, source, eval_dir)
+        spec = build_spec(task, copy, mode, workloads, options, seed, eval_dir)
+        run_spec(spec, result, options)
+    finally:
+        shutil.rmtree(eval_dir, ignore_errors=True)
     return result.finish()
 
 
-def build_spec(task: Task, solution: Path, mode: str, workloads: list[Workload], options: EvalOptions) -> EvalSpec:
-    """What the child needs to run these workloads: paths, tolerances, SOL counts, options."""
+def _private_copy(solution: Path, source: str, eval_dir: Path) -> Path:
+    """solution.py (and the .py files beside it, which it may import) copied into the eval's own folder."""
+    folder = eval_dir / "solution"
+    folder.mkdir()
+    for sibling in solution.parent.glob("*.py"):
+        if sibling.is_file() and sibling.name != solution.name and sibling.stat().st_size < 1 << 20:
+            shutil.copyfile(sibling, folder / sibling.name)
+    copy = folder / "solution.py"
+    copy.write_text(source)
+    return copy
+
+
+def build_spec(
+    task: Task, solution: Path, mode: str, workloads: list[Workload], options: EvalOptions, seed: int, eval_dir: Path
+) -> EvalSpec:
+    """What the checker needs to run these workloads: paths, tolerances, SOL counts, options."""
     specs = []
     for w in workloads:
         sol_bytes, sol_flops = task.sol_counts(w)
-        timed = mode == "cuda" and not w.interpret
-        specs.append(WorkloadSpec(w.name, w.seed, w.params, sol_bytes, sol_flops, timed))
+        timed = mode == "cuda" and not w.interpret and not w.hidden
+        specs.append(WorkloadSpec(w.name, dict(w.params), sol_bytes, sol_flops, timed, w.hidden))
+    work = eval_dir / "work"
+    work.mkdir(exist_ok=True)
     return EvalSpec(
         task_dir=str(task.path.resolve()),
-        solution=str(solution.resolve()),
+        solution=str(solution),
         mode=mode,
         outputs=task.outputs,
         tolerance={k: (t.atol, t.rtol) for k, t in task.tolerance.items()},
-        forbidden_calls=task.forbidden_calls,
+        forbidden_calls=DEFAULT_FORBIDDEN_CALLS + tuple(task.forbidden_calls),
         allowed_torch_ops=task.allowed_torch_ops,
         workloads=specs,
+        seed=seed,
         seeds=options.seeds,
         timing=options.timing,
+        eval_dir=str(work),
+        triton_cache=str(triton_cache_dir(options.sandbox_dir, task)),
+        ceilings_dir=str(ceilings_cache_dir()),
+        confine=sandbox.confinement().works,
+        timeout_s=options.timeout_s,
+        startup_timeout_s=options.startup_timeout_s,
     )
 
 
@@ -125,9 +167,20 @@ def ceilings_cache_dir() -> Path:
     return Path(base)
 
 
+def triton_cache_dir(workspace: Path | None, task: Task) -> Path:
+    """Compiled kernels persist between evals of one workspace (a session's own, so one solution can only ever
+    poison its own cache), or of one solution folder for command-line evals."""
+    if workspace is not None:
+        folder = Path(workspace).resolve() / ".triton"
+    else:
+        folder = ceilings_cache_dir() / "triton" / task.name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def child_environment(mode: str) -> dict[str, str]:
-    """The child's environment: no API keys or other secrets; the interpreter switched on or off."""
-    env = {k: v for k, v in os.environ.items() if not any(m in k.upper() for m in SECRET_MARKERS)}
+    """The checker's environment: no API keys or other secrets; the package importable; the interpreter set."""
+    env = sandbox.without_secrets(os.environ)
     package_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
     env["PYTHONUNBUFFERED"] = "1"
@@ -139,169 +192,32 @@ def child_environment(mode: str) -> dict[str, str]:
 
 
 def run_spec(spec: EvalSpec, result: EvalResult, options: EvalOptions) -> None:
-    """Run the spec's workloads in child processes, a fresh child after each one that dies."""
-    pending = list(spec.workloads)
-    for _attempt in range(len(spec.workloads) + 1):
-        if not pending or options.cancel is not None and options.cancel.is_set():
-            return
-        spec.workloads = pending
-        outcome = _run_child(spec, options)
-        if outcome.device and result.device is None:
-            result.device = DeviceInfo(**outcome.device)
-        if outcome.ceilings:
-            result.ceilings = outcome.ceilings
-        result.workloads.extend(outcome.results)
-        done = {r.name for r in outcome.results}
-        if outcome.fatal:
-            result.error = outcome.fatal
-            return
-        if outcome.in_flight:
-            result.workloads.append(WorkloadResult(name=outcome.in_flight, failure="error", error=outcome.exit_error))
-            done.add(outcome.in_flight)
-        elif outcome.exit_error and not done:
-            result.error = outcome.exit_error
-            return
-        pending = [w for w in pending if w.name not in done]
-
-
-@dataclass
-class _ChildOutcome:
-    results: list[WorkloadResult] = field(default_factory=list)
-    device: dict[str, Any] | None = None
-    ceilings: dict[str, Any] | None = None
-    fatal: str | None = None
-    in_flight: str | None = None  # a workload that started and never reported
-    exit_error: str | None = None
-
-
-def _run_child(spec: EvalSpec, options: EvalOptions) -> _ChildOutcome:
-    outcome = _ChildOutcome()
-    timeout_s, startup_timeout_s = options.timeout_s, options.startup_timeout_s
-    with tempfile.TemporaryDirectory(prefix="workbench-eval-") as tmp:
-        spec_path, events_path, log_path = Path(tmp, "spec.json"), Path(tmp, "events.jsonl"), Path(tmp, "child.log")
-        spec.save(spec_path)
-        events_path.touch()
-        command = [sys.executable, "-m", "workbench.harness.worker", str(spec_path), str(events_path)]
-        env = child_environment(spec.mode)
-        if options.sandbox_dir is not None and bubblewrap_works():
-            cache = ceilings_cache_dir()
-            cache.mkdir(parents=True, exist_ok=True)
-            env["TRITON_CACHE_DIR"] = str(Path(options.sandbox_dir).resolve() / ".triton")
-            command = confined(command, [Path(options.sandbox_dir).resolve(), cache], Path(tmp))
-        try:
-            with open(log_path, "w") as log, _gpu_hold(spec.mode, env, options.cancel) as lock_fds:
-                proc = subprocess.Popen(
-                    command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=tmp,
-                    env=env, start_new_session=True, pass_fds=lock_fds,
-                )  # fmt: skip
-        except Cancelled:  # while it waited for another eval's timing: no child was started
-            outcome.exit_error = "interrupted: the eval was cancelled"
-            return outcome
-        timed_out = _watch(proc, events_path, timeout_s, startup_timeout_s, options.cancel)
-        _read_events(events_path, outcome)
-        if outcome.fatal or proc.returncode == 0 and not outcome.in_flight:
-            return outcome
-        tail = _tail(log_path)
-        if options.cancel is not None and options.cancel.is_set():
-            outcome.exit_error = "interrupted: the eval was cancelled"
-        elif timed_out and outcome.in_flight:
-            outcome.exit_error = f"timed out after {timeout_s:g} s (killed)"
-        elif timed_out:
-            outcome.exit_error = f"timed out after {startup_timeout_s:g} s while loading the solution (killed)"
-        else:
-            outcome.exit_error = describe_exit(proc.returncode, tail)
-        return outcome
-
-
-@contextlib.contextmanager
-def _gpu_hold(mode: str, env: dict[str, str], cancel: threading.Event | None = None) -> Iterator[tuple[int, ...]]:
-    """On CUDA, the GPU lock taken shared for the child to inherit (lock.py says why the parent takes it):
-    yields the file descriptors to pass down, and closes the parent's copy once the child has its own.
-    Raises Cancelled when `cancel` is set while it waits."""
-    if mode != "cuda":
-        yield ()
-        return
-    use = GpuUse(lock_path())
+    """Hand the spec to a checker and collect its result lines until it says done."""
+    in_flight: str | None = None
+    silence_s = spec.timeout_s + spec.startup_timeout_s + 120  # the checker enforces the real limits itself
     try:
-        use.share(cancel)  # waits here, before the child exists, while another eval times
-        env[LOCK_FD_ENV] = str(use.handle.fileno())
-        yield (use.handle.fileno(),)
-    finally:
-        use.handle.close()  # the child's descriptor keeps the hold; one that never started releases it here
+        with acquire(spec.mode, child_environment(spec.mode)) as checker:
+            for event in checker.run(spec.to_json(), silence_s, options.cancel, paused_by=(GPU_WAIT, GPU_HELD)):
+                in_flight = _take(event, result, in_flight)
+    except CheckerLost as lost:
+        if in_flight is not None:
+            result.workloads.append(WorkloadResult(name=in_flight, failure="error", error=lost.reason))
+        elif not result.workloads:
+            result.error = lost.reason
 
 
-def _watch(
-    proc: subprocess.Popen[bytes],
-    events_path: Path,
-    timeout_s: float,
-    startup_timeout_s: float,
-    cancel: threading.Event | None = None,
-) -> bool:
-    """Wait for the child, killing its process group when one workload runs past the timeout (or
-    the start-up before the first workload past its own). Returns whether it was killed for that.
-    Time the child spends waiting for the GPU's lock (another eval is timing) does not count: the
-    phase's clock starts again when it has the lock."""
-    phase_started, limit, seen, waiting = time.monotonic(), startup_timeout_s, 0, False
-    while proc.poll() is None:
-        lines = events_path.read_text().splitlines()
-        if len(lines) != seen:
-            seen = len(lines)
-            last = _last_event(lines)
-            waiting = last == GPU_WAIT
-            if last in ("start", "result", GPU_HELD):
-                phase_started = time.monotonic()
-            if last in ("start", "result"):
-                limit = timeout_s
-        if waiting:
-            phase_started = time.monotonic()
-        if time.monotonic() - phase_started > limit or cancel is not None and cancel.is_set():
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def _last_event(lines: list[str]) -> str | None:
-    try:
-        return json.loads(lines[-1]).get("event") if lines else None
-    except json.JSONDecodeError:  # caught mid-write; the next poll sees it whole
+def _take(event: dict[str, Any], result: EvalResult, in_flight: str | None) -> str | None:
+    """Fold one checker event into the result; returns the workload now in flight."""
+    kind = event.get("event")
+    if kind == "device":
+        result.device = DeviceInfo(**event["device"])
+    elif kind == "ceilings":
+        result.ceilings = event["ceilings"]
+    elif kind == "fatal":
+        result.error = str(event["error"])
+    elif kind == "start":
+        return str(event["workload"])
+    elif kind == "result":
+        result.workloads.append(workload_from_dict(event["result"]))
         return None
-
-
-def _read_events(path: Path, outcome: _ChildOutcome) -> None:
-    for line in path.read_text().splitlines():
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:  # a line cut short by a kill
-            continue
-        kind = event["event"]
-        if kind == "device":
-            outcome.device = event["device"]
-        elif kind == "ceilings":
-            outcome.ceilings = event["ceilings"]
-        elif kind == "fatal":
-            outcome.fatal = event["error"]
-        elif kind == "start":
-            outcome.in_flight = event["workload"]
-        elif kind == "result":
-            outcome.results.append(workload_from_dict(event["result"]))
-            outcome.in_flight = None
-
-
-def describe_exit(returncode: int | None, tail: str) -> str:
-    if returncode is not None and returncode < 0:
-        name = signal.Signals(-returncode).name
-        what = {"SIGSEGV": "segmentation fault", "SIGABRT": "aborted", "SIGKILL": "killed (out of memory?)",
-                "SIGBUS": "bus error", "SIGFPE": "arithmetic fault"}.get(name, "killed")  # fmt: skip
-        message = f"the solution's process died: {name} ({what})"
-    elif returncode == 3:
-        message = "the CUDA context was lost after this workload's fault"
-    else:
-        message = f"the solution's process exited with status {returncode}"
-    return message + (f"; last output: {tail}" if tail else "")
-
-
-def _tail(path: Path, lines: int = 6) -> str:
-    text = path.read_text(errors="replace").strip().splitlines()
-    return " | ".join(text[-lines:])[-1500:]
+    return in_flight

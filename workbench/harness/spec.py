@@ -1,46 +1,69 @@
-"""What the parent hands the child process: one JSON file, no torch needed to write it."""
+"""What the parent hands the checker for one eval: one JSON line, no torch needed to write it; and the seeds.
+
+Seeds are drawn per eval (`secrets`) unless one is given to reproduce a result, and every seed a workload uses is
+derived from that one draw: nothing a solution could know before the eval (the documented seeds in task.toml are
+names for a workload's data distribution, not the values it is checked on).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import secrets
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
-# Events a child writes while it waits for another eval to finish timing on its GPU, and once it has the
-# GPU's lock: the parent's timeouts pause in between.
+# Events the checker writes while it waits for another eval to finish timing on its GPU, and once it has the
+# GPU's lock: the parent's watchdog pauses in between. The checker is trusted; the solution's worker never writes here.
 GPU_WAIT, GPU_HELD = "gpu_wait", "gpu_held"
+
+
+def draw_seed() -> int:
+    return secrets.randbits(62)
+
+
+def derive_seed(master: int, workload: str, purpose: str, index: int) -> int:
+    """A seed for one input set (purpose "check" or "time"), unpredictable without the master seed."""
+    digest = hashlib.sha256(f"{master}/{workload}/{purpose}/{index}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 @dataclass
 class WorkloadSpec:
     name: str
-    seed: int
     params: dict[str, Any]
     sol_bytes: float
     sol_flops: float
-    timed: bool = True  # False for CI-sized workloads on the GPU: their time is launch overhead
+    timed: bool = True  # False for CI-sized and hidden workloads: correctness only
+    hidden: bool = False
 
 
 @dataclass
 class EvalSpec:
-    task_dir: str
-    solution: str
+    task_dir: str  # the project's own task folder: inputs.py and reference.py are read from here, trusted
+    solution: str  # the eval's private copy of solution.py
     mode: str  # "cuda" or "interpret"
     outputs: tuple[str, ...]
     tolerance: dict[str, tuple[float, float]]
-    forbidden_calls: tuple[str, ...]
+    forbidden_calls: tuple[str, ...]  # the defaults and the task's, for the worker's runtime guard
     allowed_torch_ops: tuple[str, ...]
     workloads: list[WorkloadSpec]
-    seeds: int = 3
+    seed: int
+    seeds: int = 3  # correctness input sets per workload
     timing: dict[str, Any] = field(default_factory=dict)
+    eval_dir: str = ""  # writable for the worker
+    triton_cache: str = ""  # writable for the worker
+    ceilings_dir: str = ""  # the checker's, never the worker's
+    confine: bool = True
+    timeout_s: float = 300.0
+    startup_timeout_s: float = 180.0
 
-    def save(self, path: Path) -> None:
-        path.write_text(json.dumps(asdict(self)))
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
 
     @classmethod
-    def load(cls, path: Path) -> EvalSpec:
-        data = json.loads(path.read_text())
+    def from_json(cls, text: str) -> EvalSpec:
+        data = json.loads(text)
         data["workloads"] = [WorkloadSpec(**w) for w in data["workloads"]]
         data["outputs"] = tuple(data["outputs"])
         data["tolerance"] = {k: tuple(v) for k, v in data["tolerance"].items()}

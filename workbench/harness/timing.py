@@ -114,7 +114,7 @@ def time_functions(
     timed = []
     for i, got in enumerate(samples):
         note = "; ".join(n for n in (notes[i], stops[i]) if n) or None
-        latency = Latency(statistics.median(got), statistics.fmean(got), _standard_error(got), len(got))
+        latency = Latency(statistics.median(got), statistics.fmean(got), standard_error(got), len(got))
         timed.append(Timed(latency, outputs[i], note))
     return timed
 
@@ -138,7 +138,7 @@ def sample_in_rounds(
             if len(samples[i]) < options.max_samples:
                 samples[i].extend(take_batch(i, len(samples[i]), min(size, options.max_samples - len(samples[i]))))
         converged = [
-            len(got) >= MIN_SAMPLES and _standard_error(got) <= options.target_rel_err * statistics.fmean(got)
+            len(got) >= MIN_SAMPLES and standard_error(got) <= options.target_rel_err * statistics.fmean(got)
             for got in samples
         ]
         if all(converged):
@@ -148,13 +148,13 @@ def sample_in_rounds(
             return samples, [None if ok else _stopped_short(got) for ok, got in zip(converged, samples)]
 
 
-def _standard_error(samples: Sequence[float]) -> float:
+def standard_error(samples: Sequence[float]) -> float:
     """Of the mean; infinite for fewer than two samples."""
     return statistics.stdev(samples) / math.sqrt(len(samples)) if len(samples) > 1 else math.inf
 
 
 def _stopped_short(samples: Sequence[float]) -> str:
-    err, mean = _standard_error(samples), statistics.fmean(samples)
+    err, mean = standard_error(samples), statistics.fmean(samples)
     if not math.isfinite(err):
         reached = "a single sample"
     else:

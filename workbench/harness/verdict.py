@@ -1,6 +1,7 @@
 """One word for why a solution was rejected, in the vocabulary of `# expect:` lines in wrong/ files:
-`static:<rule>`, `runtime:forbidden-op`, `incorrect:<failure>`, `error:<timeout|crash|exception>`,
-or `correct`. Used by the tests and the GPU check to prove each wrong solution fails for its reason."""
+`static:<rule>`, `runtime:<forbidden-op|refused|no-launch>`, `incorrect:<failure>`,
+`timing:<unverified|implausible>`, `error:<timeout|crash|exception>`, or `correct`. Used by the tests and the GPU
+check to prove each wrong solution fails for its reason."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from pathlib import Path
 from workbench.harness.result import EvalResult
 
 _EXPECT = re.compile(r"^#\s*expect:\s*([a-z]+:[a-z-]+|correct)\b", re.MULTILINE)
-INCORRECT = ("mismatch", "unwritten", "input-modified", "nonfinite", "shape", "dtype")
+INCORRECT = ("mismatch", "unwritten", "input-modified", "nonfinite", "shape", "dtype", "not-a-tensor")
+RUNTIME = ("forbidden-op", "refused", "no-launch")
+TIMING = {"timing-unverified": "timing:unverified", "timing-implausible": "timing:implausible"}
 
 
 def expected_verdict(path: Path) -> str | None:
@@ -29,13 +32,15 @@ def verdicts(result: EvalResult) -> set[str]:
     for w in result.workloads:
         if w.correct:
             continue
-        if w.failure == "forbidden-op":
-            found.add("runtime:forbidden-op")
+        if w.failure in RUNTIME:
+            found.add(f"runtime:{w.failure}")
+        elif w.failure in TIMING:
+            found.add(TIMING[w.failure])
         elif w.failure in INCORRECT:
             found.add(f"incorrect:{w.failure}")
         elif w.error and "timed out" in w.error:
             found.add("error:timeout")
-        elif w.error and "died" in w.error:
+        elif w.error and ("died" in w.error or "exited with status" in w.error):
             found.add("error:crash")
         else:
             found.add("error:exception")

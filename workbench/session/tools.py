@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +14,10 @@ from typing import Any
 
 from workbench.agent.conversation import ToolSpec
 from workbench.harness import EvalOptions, EvalResult, evaluate
-from workbench.harness.runner import EvalUsageError, child_environment
+from workbench.harness.lock import GpuUse, lock_path
+from workbench.harness.runner import QUICK_TIMING, EvalUsageError
+from workbench.harness.sandbox import confine, safe_environment, unconfined_warning
+from workbench.session import profile_driver
 from workbench.session.bash import OUTPUT_CAP, run_bash
 from workbench.session.workspace import WorkspaceError, resolve_inside
 from workbench.tasks import Task
@@ -130,12 +135,16 @@ class ToolBox:
     def _tool_bash(self, args: dict[str, Any], cancel: threading.Event) -> ToolOutcome:
         command = args["command"]
         timeout = min(float(args.get("timeout_s") or DEFAULT_BASH_TIMEOUT_S), MAX_BASH_TIMEOUT_S)
-        result = run_bash(command, self.work, timeout, cancel)
+        result = run_bash(command, self.work, timeout, cancel, gpu=self.mode == "cuda")
         return ToolOutcome(result.for_model(), is_error=result.exit_code != 0)
 
-    def _evaluate(self, workloads: list[str] | None, cancel: threading.Event) -> EvalResult:
+    def _evaluate(self, workloads: list[str] | None, cancel: threading.Event, submit: bool = False) -> EvalResult:
+        """evaluate is quick (one seed, short timing, the visible workloads); submit keeps the full rigour and also
+        checks the task's hidden workloads."""
         options = EvalOptions(mode=self.mode, workloads=workloads or None, timeout_s=self.eval_timeout_s,
-                              cancel=cancel, sandbox_dir=self.work)  # fmt: skip
+                              cancel=cancel, sandbox_dir=self.work, hidden=submit)  # fmt: skip
+        if not submit:
+            options.seeds, options.timing = 1, dict(QUICK_TIMING)
         return evaluate(self.task, self.work / "solution.py", options)
 
     def _tool_evaluate(self, args: dict[str, Any], cancel: threading.Event) -> ToolOutcome:
@@ -146,24 +155,44 @@ class ToolBox:
         return ToolOutcome(compact_eval(result), eval_result=result)
 
     def _tool_submit(self, args: dict[str, Any], cancel: threading.Event) -> ToolOutcome:
-        result = self._evaluate(None, cancel)
+        result = self._evaluate(None, cancel, submit=True)
         final = bool(args.get("final", True))
         text = "submission recorded\n" + compact_eval(result)
         return ToolOutcome(text, eval_result=result, submission=True, final=final)
 
     def _tool_profile(self, args: dict[str, Any], cancel: threading.Event) -> ToolOutcome:
-        workload = self.task.workload(str(args["workload"])).name
-        if shutil.which("ncu") is None:
+        workload = self.task.workload(str(args["workload"]))
+        ncu = shutil.which("ncu")
+        if ncu is None:
             return ToolOutcome("profiling is unavailable: Nsight Compute (ncu) is not installed on this machine",
                                is_error=True)  # fmt: skip
-        ncu = ["ncu", "--clock-control", "none", "--target-processes", "all", "--print-summary", "per-kernel"]
-        command = [*ncu, sys.executable, "-m", "workbench.harness.profile", str(self.task.path), "solution.py"]
-        command.append(workload)
-        # the eval child's environment: no secrets, and the package importable where it is not installed
-        proc = subprocess.run(command, cwd=self.work, env=child_environment("cuda"), capture_output=True, text=True,
-                              timeout=self.eval_timeout_s)  # fmt: skip
+        work = self.work.resolve()
+        with tempfile.TemporaryDirectory(prefix="workbench-profile-") as tmp:
+            # the driver goes in as a copy: the sandbox shows neither the project nor the package
+            driver = Path(shutil.copy(Path(profile_driver.__file__), tmp))
+            command = [ncu, "--clock-control", "none", "--target-processes", "all", "--print-summary", "per-kernel",
+                       sys.executable, "-I", str(driver), str(self.task.file("inputs.py").resolve()),
+                       str(work / "solution.py"), json.dumps(workload.params), str(workload.seed)]  # fmt: skip
+            env = safe_environment(home=work) | {"TRITON_CACHE_DIR": str(work / ".triton"), "PYTHONUNBUFFERED": "1"}
+            env.pop("TRITON_INTERPRET", None)
+            note = unconfined_warning()
+            if note is None:
+                ncu_home = Path(ncu).resolve().parent  # its sections and target libraries, where not under /usr
+                command = confine(command, writable=[work], readable=[Path(tmp), self.task.path.resolve(), ncu_home],
+                                  chdir=work, gpu=True, env=env)  # fmt: skip
+            lock = lock_path()
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            use = GpuUse(lock)  # outside the sandbox, held exclusively: a profile is a measurement
+            try:
+                with use.exclusive():
+                    proc = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True,
+                                          timeout=self.eval_timeout_s)  # fmt: skip
+            except subprocess.TimeoutExpired:
+                return ToolOutcome(f"profiling ran past its timeout ({self.eval_timeout_s:.0f} s)", is_error=True)
+            finally:
+                use.handle.close()
         output = (proc.stdout + proc.stderr)[-OUTPUT_CAP:]
-        return ToolOutcome(output, is_error=proc.returncode != 0)
+        return ToolOutcome(output + (f"\n{note}" if note else ""), is_error=proc.returncode != 0)
 
 
 def compact_eval(result: EvalResult) -> str:

@@ -1,0 +1,217 @@
+"""The solution's worker: `python -m solution_side.main FD MODE`, started and fed by the checker over the socket FD.
+
+Everything here runs in the untrusted process. It holds nothing that decides a verdict: it makes its own copy of
+each input set (the task's inputs.py, from the seed the checker sends), runs solution() under the runtime guard and
+the audit hook when told, hands back copies of what it returned, and runs timed batches whose samples the checker
+checks against its own clock. Its state lives in locals of `serve()`, not in module globals, so that a solution has
+to get past the audit hook's introspection refusals to reach it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import sys
+import traceback
+import types
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from . import audit, triton_patches, wire
+from .guard import ForbiddenCall, SolutionGuard, raising, resolve_callables
+
+
+def _load_module(name: str, path: Path) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def device_info(mode: str) -> dict[str, Any]:
+    import triton
+
+    info: dict[str, Any] = {"torch": torch.__version__, "triton": triton.__version__, "mode": mode}
+    if mode == "cuda":
+        props = torch.cuda.get_device_properties(0)
+        info.update(name=props.name, capability=f"{props.major}.{props.minor}")
+    else:
+        info.update(name="cpu (Triton interpreter)", capability=None)
+    return info
+
+
+def serve(sock: socket.socket, mode: str) -> int:
+    """Answer the checker's requests until it says quit or closes the socket."""
+    device = torch.device("cuda" if mode == "cuda" else "cpu")
+    # Captured before the solution runs, as C functions where torch has them, so that rebinding torch.cuda's
+    # names (torch._C._cuda_synchronize = no-op) does not reach what this loop calls.
+    sync = torch._C._cuda_synchronize if mode == "cuda" else (lambda: None)
+    stream = torch.cuda.default_stream(device) if mode == "cuda" else None
+    current_stream = getattr(torch._C, "_cuda_getCurrentStream", None)
+    event = torch.cuda.Event
+    tensor_type = torch.Tensor
+    flush = None
+    if mode == "cuda":  # the device is ready before the checker has an eval for this worker (see worker_handle)
+        l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or 64 << 20
+        flush = torch.empty(max(4 * l2, 256 << 20) // 4, dtype=torch.int32, device=device)
+        sync()
+    wire.send(sock, {"ready": True})
+    config, _ = wire.receive(sock)
+    inputs_module = _load_module("_task_inputs", Path(config["inputs"]))
+    make_inputs = inputs_module.make_inputs
+    stub = types.ModuleType("reference")  # any import of `reference` gets a function that refuses to run
+    stub.reference = raising("the task's reference")  # type: ignore[attr-defined]
+    sys.modules["reference"] = stub
+    forbidden = resolve_callables(config["forbidden_calls"])
+    patches = triton_patches.apply(interpret=mode == "interpret")
+    solution_path = Path(config["solution"])
+    sys.path.insert(0, str(solution_path.parent))
+    capability = audit.install(audit.policy_from_config(config["audit"]))
+    wire.send(sock, {"ok": True, "device": device_info(mode), "patches": patches})
+
+    solution = None
+    inputs: dict[str, tuple[Any, ...]] = {}
+    outputs: dict[str, tuple[torch.Tensor, ...]] = {}
+
+    def guarded(args: tuple[Any, ...], synchronise: bool = True) -> tuple[Any, dict[str, Any]]:
+        guard = SolutionGuard(forbidden, config["allowed_torch_ops"], poison=True)
+        refused_before = len(capability.refusals())
+        error = None
+        out = None
+        try:
+            with guard:
+                out = solution(*args)  # type: ignore[misc]
+                if synchronise:
+                    sync()
+        except ForbiddenCall as exc:
+            error = ("forbidden-op", str(exc))
+        except BaseException as exc:  # the solution's own failure: a result, not the worker's end
+            with capability.trusted():
+                error = ("error", audit.describe_exception(exc, solution_path.name))
+        report = guard_report(guard, capability.refusals()[refused_before:])
+        if error is None and report["violations"]:
+            error = ("forbidden-op", report["violations"][0])
+        if error is None and report["refusals"]:
+            error = ("refused", report["refusals"][0])
+        if error is None and report["launches"] == 0:
+            error = ("no-launch", "solution() returned without launching a Triton kernel")
+        if (
+            error is None
+            and stream is not None
+            and current_stream is not None
+            and current_stream(0)[0] != stream.stream_id
+        ):
+            error = ("forbidden-op", "solution() left another stream current; its work must run on the default stream")
+        if error is None:
+            error = _not_tensors(out, tensor_type)
+        report["error"] = error
+        return out, report
+
+    while True:
+        try:
+            request, tensors = wire.receive(sock)
+        except wire.PeerClosed:
+            return 0
+        op = request.get("op")
+        if op == "quit":
+            return 0
+        if op == "ping":
+            wire.send(sock, {"ok": True})
+        elif op == "load":
+            guard = SolutionGuard(forbidden, config["allowed_torch_ops"], poison=False)
+            try:
+                with guard:
+                    solution = _load_module("solution", solution_path).solution
+                refusals = capability.refusals()
+                wire.send(sock, {"ok": not refusals, "error": refusals[0] if refusals else None})
+            except BaseException as exc:
+                with capability.trusted():
+                    message = audit.describe_exception(exc, solution_path.name)
+                wire.send(sock, {"ok": False, "error": f"could not load the solution: {message}"})
+        elif op == "inputs":
+            inputs[request["key"]] = tuple(make_inputs(dict(request["params"]), int(request["seed"]), device))
+            outputs.pop(request["key"], None)
+            wire.send(sock, {"ok": True})
+        elif op == "drop":
+            for key in request["keys"]:
+                inputs.pop(key, None)
+                outputs.pop(key, None)
+            wire.send(sock, {"ok": True})
+        elif op == "call":
+            out, report = guarded(inputs[request["key"]])
+            if report["error"] is None:
+                outputs[request["key"]] = out if isinstance(out, tuple) else (out,)
+            wire.send(sock, {"ok": report["error"] is None, **report})
+        elif op == "fetch":
+            key, what = request["key"], request["what"]
+            source = outputs.get(key, ()) if what == "outputs" else inputs[key]
+            wire.send(sock, {"ok": True}, tuple(t for t in source if isinstance(t, torch.Tensor)))
+        elif op == "time":
+            samples, report = _timed_batch(request["keys"], inputs, outputs, guarded, flush, (event, stream), sync)
+            wire.send(sock, {"ok": report is None, "samples_ms": samples, "error": report})
+        else:
+            wire.send(sock, {"ok": False, "error": f"unknown request {op!r}"})
+
+
+def guard_report(guard: SolutionGuard, refusals: tuple[str, ...]) -> dict[str, Any]:
+    intact = guard.verify_intact()
+    violations = list(guard.violations) + ([] if intact is None else [intact])
+    return {"violations": violations, "refusals": list(refusals), "launches": guard.launches}
+
+
+def _not_tensors(out: Any, tensor_type: type) -> tuple[str, str] | None:
+    """Outputs must be plain tensors: a subclass could compute lazily, when compared, outside any kernel."""
+    values = out if isinstance(out, tuple) else (out,)
+    for i, value in enumerate(values):
+        if type(value) is not tensor_type:
+            return (
+                "not-a-tensor",
+                f"output {i} is a {type(value).__module__}.{type(value).__qualname__}, not a tensor",
+            )
+    return None
+
+
+def _timed_batch(
+    keys: list[str], inputs: dict[str, Any], outputs: dict[str, Any], guarded: Any, flush: Any, timer: Any, sync: Any
+) -> tuple[list[float], Any]:
+    """Each input set once: the L2 flushed, then CUDA events (on the default stream, named explicitly) around one
+    guarded call. The device-wide synchronise at the end is what the checker's wall clock relies on: the reply cannot
+    leave before the batch's work, on any stream, is done."""
+    event, stream = timer
+    pairs = [(event(enable_timing=True), event(enable_timing=True)) for _ in keys]
+    for key, (start, end) in zip(keys, pairs):
+        flush.zero_()
+        start.record(stream)
+        out, report = guarded(inputs[key], synchronise=False)
+        end.record(stream)
+        if report["error"] is not None:
+            sync()
+            return [], report["error"]
+        outputs[key] = out if isinstance(out, tuple) else (out,)
+    sync()
+    return [start.elapsed_time(end) for start, end in pairs], None
+
+
+def main(argv: list[str]) -> int:
+    sock = socket.socket(fileno=int(argv[0]))
+    status = 0
+    try:
+        status = serve(sock, argv[1])
+    except wire.PeerClosed:
+        pass
+    except BaseException:  # the worker's own failure, for the log the checker quotes
+        traceback.print_exc()
+        status = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)  # no atexit hook of the solution's runs after the checker is done with this process
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,169 @@
+"""The checker's handle on one solution worker: start it confined, talk to it with deadlines, kill it.
+
+The worker gets one end of a socketpair and nothing else of the checker: not its result pipe, not the GPU lock,
+not the task's reference. Its stdout and stderr go to a log file that is read only as text for an error message.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from workbench.harness import sandbox
+from workbench.harness.solution_side import wire
+
+PACKAGE = Path(__file__).resolve().parent / "solution_side"
+
+
+class WorkerGone(RuntimeError):
+    """The worker died, timed out or broke the protocol; `reason` says which, for the workload in flight."""
+
+    def __init__(self, reason: str, timed_out: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.timed_out = timed_out
+
+
+@dataclass(frozen=True)
+class WorkerPlan:
+    """What a worker may see, fixed when it starts (before any eval is known, for a spare started ahead): the
+    task's inputs.py folder and the Triton cache; its own slot holds the solution and a writable work folder."""
+
+    mode: str
+    inputs: Path  # the task's inputs.py (visible to the agent anyway)
+    triton_cache: Path
+    confine: bool
+
+
+class Worker:
+    def __init__(self, plan: WorkerPlan) -> None:
+        self.plan = plan
+        self.home = Path(tempfile.mkdtemp(prefix="workbench-worker-"))
+        shutil.copytree(PACKAGE, self.home / "solution_side", ignore=shutil.ignore_patterns("__pycache__"))
+        self.solution_dir, self.work = self.home / "solution", self.home / "work"
+        self.solution_dir.mkdir()
+        self.work.mkdir()
+        self.log_path = self.home / "worker.log"
+        ours, theirs = socket.socketpair()
+        self.sock = ours
+        env = sandbox.safe_environment(home=self.work)
+        env.update(PYTHONPATH=str(self.home), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1",
+                   TRITON_CACHE_DIR=str(plan.triton_cache))  # fmt: skip
+        env.pop("TRITON_INTERPRET", None)
+        if plan.mode == "interpret":
+            env["TRITON_INTERPRET"] = "1"
+        command = [sys.executable, "-m", "solution_side.main", str(theirs.fileno()), plan.mode]
+        if plan.confine:
+            readable = [self.home / "solution_side", self.solution_dir, plan.inputs.parent]
+            command = sandbox.confine(
+                command, writable=[self.work, plan.triton_cache], readable=readable, chdir=self.work,
+                gpu=plan.mode == "cuda", env=env, keep_fds=[theirs.fileno()], limits=worker_limits(plan.mode),
+            )  # fmt: skip
+        with open(self.log_path, "w") as log:
+            self.proc = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self.work, env=env,
+                start_new_session=True, pass_fds=(theirs.fileno(),),
+            )  # fmt: skip
+        theirs.close()
+        self.ready = False
+
+    def wait_ready(self, timeout_s: float) -> None:
+        """Until the worker has imported torch and Triton and set up its device (the slow part of a start)."""
+        if not self.ready:
+            self._reply(timeout_s)
+            self.ready = True
+
+    def begin(self, solution: Path, config: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        """Give the worker one eval's solution (solution.py and the .py files beside it, copied into its slot) and
+        configuration; the reply comes once the task's inputs and the defences are in place."""
+        self.wait_ready(timeout_s)
+        for source in solution.parent.glob("*.py"):
+            shutil.copyfile(source, self.solution_dir / source.name)
+        wire.send(self.sock, {**config, "solution": str(self.solution_dir / solution.name)})
+        reply, _ = self._reply(timeout_s)
+        return reply
+
+    def request(
+        self, header: dict[str, Any], timeout_s: float, device: torch.device | None = None
+    ) -> tuple[dict[str, Any], list[torch.Tensor]]:
+        try:
+            wire.send(self.sock, header)
+        except OSError:
+            raise self._gone() from None
+        return self._reply(timeout_s, device)
+
+    def _reply(self, timeout_s: float, device: torch.device | None = None) -> tuple[dict[str, Any], list[torch.Tensor]]:
+        self.sock.settimeout(max(timeout_s, 0.001))
+        try:
+            return wire.receive(self.sock, device)
+        except TimeoutError:
+            self.kill()
+            raise WorkerGone(f"timed out after {timeout_s:g} s (killed)", timed_out=True) from None
+        except (wire.PeerClosed, OSError):
+            raise self._gone() from None
+        except wire.ProtocolError as exc:
+            self.kill()
+            raise WorkerGone(f"the solution's process broke the protocol ({exc}); killed") from None
+
+    def _gone(self) -> WorkerGone:
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        return WorkerGone(describe_exit(self.proc.returncode, self.tail()))
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+
+    def close(self) -> None:
+        try:
+            wire.send(self.sock, {"op": "quit"})
+        except OSError:
+            pass
+        deadline = time.monotonic() + 2
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.kill()
+        self.sock.close()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+    def tail(self, lines: int = 6) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+        return " | ".join(text[-lines:])[-1500:]
+
+
+def worker_limits(mode: str) -> sandbox.Limits:
+    """A worker may write files of up to 4 GiB (Triton's cache, the solution's scratch) and use an hour of CPU (the
+    interpreter is slow); its address space is bounded only in interpret mode, since CUDA reserves terabytes of it."""
+    memory = 32 << 30 if mode == "interpret" else None
+    return sandbox.Limits(memory_bytes=memory, processes=1024, file_bytes=4 << 30, cpu_seconds=3600)
+
+
+def describe_exit(returncode: int | None, tail: str) -> str:
+    if returncode is not None and returncode < 0:
+        name = signal.Signals(-returncode).name
+        what = {"SIGSEGV": "segmentation fault", "SIGABRT": "aborted", "SIGKILL": "killed (out of memory?)",
+                "SIGBUS": "bus error", "SIGFPE": "arithmetic fault"}.get(name, "killed")  # fmt: skip
+        message = f"the solution's process died: {name} ({what})"
+    else:
+        message = f"the solution's process exited with status {returncode}"
+    return message + (f"; last output: {tail}" if tail else "")

@@ -1,0 +1,256 @@
+"""One workload, checked on the trusted side: correctness over fresh seeds, then (on CUDA) timing whose every
+solution batch is verified against the checker's own clock and whose outputs, picked after the fact, are compared.
+
+Runs in the checker process. The worker is only ever asked to make inputs from a seed, call the solution, hand
+back copies, and run timed batches; every decision is taken here.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from workbench.harness.compare import compare_outputs, inputs_unchanged
+from workbench.harness.result import Latency, WorkloadResult
+from workbench.harness.spec import EvalSpec, WorkloadSpec, derive_seed
+from workbench.harness.timing import TimingOptions, flush_buffer, nvtx_range, sample_in_rounds, standard_error
+from workbench.harness.verify import check_batch, check_plausible
+from workbench.harness.worker_handle import Worker
+
+INPUT_SET_BYTES = 4 << 30  # rotate among as many fresh input sets as fit in this much memory (2-4 sets)
+_VERIFY = random.SystemRandom()  # which timed call's outputs are compared: unpredictable to the worker
+
+# What the worker's refusal kinds mean as failures in the result (docs/eval-result.md).
+FAILURES = {"forbidden-op": "forbidden-op", "refused": "refused", "no-launch": "no-launch",
+            "not-a-tensor": "not-a-tensor", "error": "error"}  # fmt: skip
+
+
+CI_SIZED = "CI-sized workload (interpret = true): correctness only, its time is launch overhead"
+
+
+class Rejected(Exception):
+    def __init__(self, failure: str, message: str) -> None:
+        super().__init__(message)
+        self.failure, self.message = failure, message
+
+
+@dataclass
+class TaskCode:
+    """The task's own inputs and reference, loaded in the checker from the project's task folder."""
+
+    make_inputs: Callable[..., Any]
+    reference: Callable[..., Any]
+
+
+class WorkloadCheck:
+    def __init__(self, spec: EvalSpec, code: TaskCode, worker: Worker, deadline: Callable[[], float]) -> None:
+        self.spec, self.code, self.worker, self.remaining = spec, code, worker, deadline
+        self.device = torch.device("cuda" if spec.mode == "cuda" else "cpu")
+        self.ceilings: dict[str, Any] | None = None
+
+    def ask(self, header: dict[str, Any], device: torch.device | None = None) -> tuple[dict[str, Any], list[Any]]:
+        reply, tensors = self.worker.request(header, self.remaining(), device)
+        if not reply.get("ok"):
+            kind, message = _error(reply)
+            raise Rejected(FAILURES.get(kind, "error"), message)
+        return reply, tensors
+
+    def run(self, w: WorkloadSpec, result: WorkloadResult, time_it: Callable[[], Any] | None) -> None:
+        try:
+            self._correctness(w, result)
+            result.correct = True
+            if self.spec.mode != "cuda":
+                result.timing_note = "not timed in interpret mode (CPU interpreter): correctness only"
+            elif w.hidden:
+                result.timing_note = "hidden workload: correctness only"
+            elif not w.timed:
+                result.timing_note = (
+                    "CI-sized workload (interpret = true): correctness only, its time is launch overhead"
+                )
+            elif time_it is not None:
+                with time_it():
+                    self._time(w, result)
+        except Rejected as exc:
+            result.correct = False
+            result.failure, result.error = exc.failure, exc.message
+            if exc.failure not in ("mismatch", "unwritten", "nonfinite", "shape", "dtype", "input-modified"):
+                result.latency_ms = result.reference_ms = result.speedup = result.sol_fraction = None
+
+    def _correctness(self, w: WorkloadSpec, result: WorkloadResult) -> None:
+        for s in range(self.spec.seeds):
+            seed = derive_seed(self.spec.seed, w.name, "check", s)
+            result.seeds.append(seed)
+            args = tuple(self.code.make_inputs(dict(w.params), seed, self.device))
+            expected = self.code.reference(*args)
+            key = f"check{s}"
+            self.ask({"op": "inputs", "key": key, "params": w.params, "seed": seed})
+            self.ask({"op": "call", "key": key})
+            _, got = self.ask({"op": "fetch", "key": key, "what": "outputs"}, self.device)
+            _, after = self.ask({"op": "fetch", "key": key, "what": "inputs"}, self.device)
+            self.ask({"op": "drop", "keys": [key]})
+            result.seeds_checked = s + 1
+            tensor_args = tuple(a for a in args if isinstance(a, torch.Tensor))
+            if len(after) != len(tensor_args):
+                raise Rejected(
+                    "error", f"seed {seed}: the worker's inputs do not match the task's ({len(after)} tensors)"
+                )
+            changed = inputs_unchanged(tensor_args, tuple(after))
+            if changed:
+                raise Rejected("input-modified", f"seed {seed}: {changed}")
+            cmp = compare_outputs(tuple(got) if len(got) != 1 else got[0], expected, self.spec.outputs,
+                                  self.spec.tolerance)  # fmt: skip
+            result.max_abs_err = max(result.max_abs_err or 0.0, cmp.max_abs_err)
+            result.max_rel_err = max(result.max_rel_err or 0.0, cmp.max_rel_err)
+            if not cmp.ok:
+                result.mismatches, result.first_mismatches = cmp.mismatches, cmp.first
+                raise Rejected(cmp.failure or "mismatch", f"seed {seed}: {cmp.message}")
+            del args, expected, got, after
+
+    def _time(self, w: WorkloadSpec, result: WorkloadResult) -> None:
+        from workbench.harness.ceilings import device_ceilings, sol_ms
+
+        options = TimingOptions(**self.spec.timing)
+        probe = self.code.make_inputs(dict(w.params), derive_seed(self.spec.seed, w.name, "time", 10**6), self.device)
+        set_bytes = sum(x.numel() * x.element_size() for x in probe if isinstance(x, torch.Tensor))
+        n_sets = max(2, min(4, INPUT_SET_BYTES // max(set_bytes, 1)))
+        del probe
+        ceilings = device_ceilings(self.device)
+        flush = flush_buffer(self.device)
+        flush_ms = _flush_ms(flush)
+        round_trip_ms = max(self._ping_ms() for _ in range(5))
+        rounds = _Rounds(self, w, n_sets, flush, flush_ms, round_trip_ms)
+        batches = [n_sets, n_sets] if options.reference else [n_sets]
+        rounds.settle(options.warmup_s, options.reference)
+        with nvtx_range(f"{w.name}/timing"):
+            samples, stops = sample_in_rounds(rounds.take_batch if options.reference else rounds.solution_only,
+                                              batches, options)  # fmt: skip
+        sol = _latency(samples[-1])
+        result.latency_ms = sol
+        if options.reference:
+            ref = _latency(samples[0])
+            result.reference_ms = ref
+            result.speedup = ref.median / sol.median
+        result.sol_ms = sol_ms(w.sol_bytes, w.sol_flops, ceilings)
+        implausible = check_plausible(sol.median, result.sol_ms)
+        if implausible:
+            raise Rejected("timing-implausible", implausible)
+        result.sol_fraction = result.sol_ms / sol.median
+        notes = [
+            f"{n_sets} fresh input sets a round, {rounds.count} rounds, every batch checked against the wall clock"
+        ]
+        notes += [s for s in stops[-1:] if s]
+        result.timing_note = "; ".join(notes)
+        self.ceilings = ceilings
+
+    def _ping_ms(self) -> float:
+        started = time.perf_counter()
+        self.ask({"op": "ping"})
+        return (time.perf_counter() - started) * 1e3
+
+
+class _Rounds:
+    """A round: every input set made anew from a new seed (here and in the worker), the reference timed on them
+    (its outputs are the expected ones), then one solution batch over the same sets, verified."""
+
+    def __init__(self, check: WorkloadCheck, w: WorkloadSpec, n_sets: int, flush: Any, flush_ms: float, rtt: float):
+        self.check, self.w, self.n_sets, self.flush = check, w, n_sets, flush
+        self.flush_ms, self.round_trip_ms = flush_ms, rtt
+        self.keys = [f"time{j}" for j in range(n_sets)]
+        self.sets: list[tuple[Any, ...]] = []
+        self.expected: list[Any] = []
+        self.count = 0
+
+    def refresh(self) -> None:
+        self.sets, self.expected = [], []
+        for j, key in enumerate(self.keys):
+            seed = derive_seed(self.check.spec.seed, self.w.name, "time", self.count * self.n_sets + j)
+            self.check.ask({"op": "inputs", "key": key, "params": self.w.params, "seed": seed})
+            self.sets.append(tuple(self.check.code.make_inputs(dict(self.w.params), seed, self.check.device)))
+        self.count += 1
+
+    def reference_batch(self, size: int) -> list[float]:
+        pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(size)]
+        self.expected = []
+        for args, (start, end) in zip(self.sets[:size], pairs):
+            self.flush.zero_()
+            start.record()
+            self.expected.append(self.check.code.reference(*args))
+            end.record()
+        torch.cuda.synchronize()
+        return [s.elapsed_time(e) for s, e in pairs]
+
+    def solution_batch(self, size: int) -> list[float]:
+        keys = self.keys[:size]
+        started = time.perf_counter()
+        reply, _ = self.check.ask({"op": "time", "keys": keys})
+        wall_ms = (time.perf_counter() - started) * 1e3
+        samples = reply.get("samples_ms")
+        if not isinstance(samples, list) or len(samples) != size or not all(type(s) is float for s in samples):
+            raise Rejected("timing-unverified", f"the worker answered a timed batch with {str(samples)[:80]}")
+        problem = check_batch(wall_ms, samples, self.flush_ms, self.round_trip_ms)
+        if problem:
+            raise Rejected("timing-unverified", problem)
+        j = _VERIFY.randrange(size)
+        _, got = self.check.ask({"op": "fetch", "key": keys[j], "what": "outputs"}, self.check.device)
+        spec = self.check.spec
+        cmp = compare_outputs(tuple(got) if len(got) != 1 else got[0], self.expected[j], spec.outputs, spec.tolerance)
+        if not cmp.ok:
+            raise Rejected(cmp.failure or "mismatch", f"output produced while timing (round {self.count}) is wrong: "
+                           f"{cmp.message}")  # fmt: skip
+        return samples
+
+    def take_batch(self, i: int, first: int, size: int) -> list[float]:
+        if i == 0:
+            self.refresh()
+            return self.reference_batch(size)
+        return self.solution_batch(size)
+
+    def solution_only(self, i: int, first: int, size: int) -> list[float]:
+        self.refresh()
+        with torch.no_grad():
+            self.expected = [self.check.code.reference(*args) for args in self.sets[:size]]
+        return self.solution_batch(size)
+
+    def settle(self, seconds: float, reference: bool) -> None:
+        """Rounds not recorded, until the clocks have climbed under this load (at least one round: the first timed
+        calls of new input sets may still compile or autotune)."""
+        until = time.perf_counter() + seconds
+        while True:
+            if reference:
+                self.take_batch(0, 0, self.n_sets)
+                self.take_batch(1, 0, self.n_sets)
+            else:
+                self.solution_only(0, 0, self.n_sets)
+            if time.perf_counter() >= until:
+                return
+
+
+def _flush_ms(flush: torch.Tensor) -> float:
+    times = []
+    for _ in range(5):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        flush.zero_()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times[1:])
+
+
+def _latency(samples: list[float]) -> Latency:
+    return Latency(statistics.median(samples), statistics.fmean(samples), standard_error(samples), len(samples))
+
+
+def _error(reply: dict[str, Any]) -> tuple[str, str]:
+    error = reply.get("error")
+    if isinstance(error, list) and len(error) == 2 and all(isinstance(e, str) for e in error):
+        return error[0], error[1][:3000]
+    if isinstance(error, str):
+        return "error", error[:3000]
+    return "error", f"the worker answered {str(reply)[:200]}"
