@@ -8,7 +8,8 @@ import pytest
 from conftest import REPO
 
 from workbench.harness import EvalOptions, evaluate
-from workbench.harness.verdict import expected_verdict, verdicts
+from workbench.harness.result import StaticResult
+from workbench.harness.verdict import expected_runtime_verdict, expected_verdict, verdicts
 from workbench.tasks import load_task, task_names
 
 TASKS = task_names(REPO)
@@ -33,6 +34,20 @@ def test_wrong_solution_is_rejected_for_its_reason(path: Path):
     assert not result.correct
     found = verdicts(result)
     assert expected in found, f"expected {expected}, got {found}: {[w.summary() for w in result.workloads]}"
+
+
+RUNTIME = [p for p in WRONG if expected_runtime_verdict(p)]
+
+
+@pytest.mark.parametrize("path", RUNTIME, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_what_the_static_rules_catch_the_runtime_catches_too(path: Path, monkeypatch):
+    """The static rules are a speed bump: with them out of the way, the runtime guard must still reject."""
+    import workbench.harness.runner as runner
+
+    monkeypatch.setattr(runner, "check_source", lambda source, forbidden=(): StaticResult(ok=True))
+    task = load_task(path.parent.parent.name, REPO)
+    result = evaluate(task, path, EvalOptions(mode="interpret", seeds=1, timeout_s=600))
+    assert expected_runtime_verdict(path) in verdicts(result), [w.summary() for w in result.workloads] or result.error
 
 
 @pytest.mark.parametrize(("name", "rung", "path"), RUNGS, ids=lambda v: v if isinstance(v, str) else "")

@@ -1,9 +1,20 @@
 """The runtime guard in this process, on CPU tensors: what it refuses, what it lets through."""
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 import torch
 
-from workbench.harness.solution_side.guard import ForbiddenCall, SolutionGuard, resolve_callables, suspended
+from workbench.harness.solution_side import guard as guard_module
+from workbench.harness.solution_side.guard import (
+    ForbiddenCall,
+    SolutionGuard,
+    note_launch,
+    resolve_callables,
+    suspended,
+    unsuspended,
+)
 from workbench.harness.solution_side.poison import poisoned_mask
 from workbench.harness.static_checks import DEFAULT_FORBIDDEN_CALLS
 
@@ -58,10 +69,152 @@ def test_a_task_can_allow_specific_ops():
         torch.tensor([1, 5, 2]).max()
 
 
-def test_trusted_code_runs_suspended():
+@pytest.fixture
+def as_harness(monkeypatch):
+    """Make this test file count as the package's own code (the harness), as triton_patches.py does."""
+    monkeypatch.setattr(guard_module, "_HERE", str(Path(__file__).resolve().parent))
+
+
+def test_trusted_code_runs_suspended_and_hooks_run_guarded(as_harness):
     with guard():
         with suspended():
             (torch.ones(2) * 3).sum()
+    g = guard()
+    with pytest.raises(ForbiddenCall, match="aten.mul"), g, suspended():
+        with unsuspended():
+            try:
+                torch.ones(2) * 3
+            except ForbiddenCall:
+                pass
+    assert g.violations
+
+
+def test_the_solution_cannot_suspend_the_guard_itself():
+    g = guard()
+    with pytest.raises(ForbiddenCall, match="suspended"), g:
+        with suspended():
+            torch.ones(2) * 3
+    assert "the solution called the guard's suspended()" in g.violations
+
+
+def test_launches_are_counted_per_call_and_only_from_the_harness(as_harness):
+    g = guard()
+    with g:
+        note_launch()
+        note_launch()
+    assert g.launches == 2
+    with g:
+        pass
+    assert g.launches == 0
+
+
+def test_the_solution_cannot_count_a_launch():
+    g = guard()
+    with pytest.raises(ForbiddenCall, match="note_launch"), g:
+        note_launch()
+    assert g.launches == 0
+
+
+def test_a_custom_op_with_an_allowed_name_is_refused():
+    lib = torch.library.Library("wbtest", "DEF")
+    lib.define("empty_like(Tensor x) -> Tensor")
+    lib.impl("empty_like", lambda x: x * 2, "CompositeExplicitAutograd")
+    x = torch.ones(4)
+    with pytest.raises(ForbiddenCall, match="wbtest::empty_like"), guard():
+        torch.ops.wbtest.empty_like(x)
+
+
+@pytest.mark.parametrize(
+    "round_trip",
+    [
+        lambda x: torch.from_numpy(x.numpy() * 2),
+        lambda x: torch.tensor([v * 2 for v in x.tolist()]),
+        lambda x: torch.as_tensor(np.asarray(x) * 2),
+        lambda x: torch.from_numpy(np.ones(64, dtype=np.float32)),
+        lambda x: torch.tensor([[1.0] * 8] * 8),
+    ],
+)
+def test_python_and_numpy_round_trips_of_task_data_are_refused(round_trip):
+    x = torch.randn(64)
+    with pytest.raises(ForbiddenCall, match="elements"), guard():
+        round_trip(x)
+
+
+def test_small_scalars_may_cross_into_python():
+    x = torch.randn(4, 8)
+    with guard():
+        n = int(torch.tensor([x.shape[0], 3])[0].item())
+        dims = torch.tensor(list(x.shape)).tolist()
+    assert n == 4 and dims == [4, 8]
+
+
+@pytest.mark.parametrize(
+    "unlock",
+    [
+        lambda: torch._C._pop_torch_dispatch_stack(),
+        lambda: torch._C._pop_torch_function_stack(),
+        lambda: torch._C._DisableTorchDispatch().__enter__(),
+        lambda: torch._C.DisableTorchFunction().__enter__(),
+        lambda: torch._C._unset_dispatch_mode(torch._C._TorchDispatchModeKey.FAKE),
+    ],
+)
+def test_disabling_the_modes_inside_a_call_is_refused(unlock):
+    x = torch.randn(4, 4)
+    g = guard()
+    with pytest.raises(ForbiddenCall), g:
+        try:
+            unlock()
+        except ForbiddenCall:
+            pass  # swallowed: still recorded
+        x @ x  # and the modes are still there to refuse this
+    assert "modes must stay on" in g.violations[0] and "matmul" in g.violations[1]
+    assert float((torch.ones(2) * 3).sum()) == 6.0  # and torch works outside calls
+
+
+@pytest.mark.parametrize(
+    "pop",
+    [
+        lambda held: held.append(torch.overrides._pop_mode()),
+        lambda held: held.append(torch.utils._python_dispatch._pop_mode_temporarily()) or held[0].__enter__(),
+    ],
+)
+def test_popping_a_mode_through_torch_helpers_is_noticed_after_the_call(pop):
+    g = guard()
+    held: list = []  # kept past the call, as a solution would
+    with pytest.raises(ForbiddenCall, match="tampered.*modes"), g:
+        pop(held)
+    held.clear()  # a held _pop_mode_temporarily pushes the guard's mode back when it dies: pop it again
+    while torch._C._len_torch_dispatch_stack():
+        torch._C._pop_torch_dispatch_stack(None)
+    assert float((torch.ones(2) * 3).sum()) == 6.0  # the stacks are restored
+
+
+def test_the_guard_state_cannot_be_rebound():
+    g = guard()
+    with pytest.raises(AttributeError):
+        g.allowed_ops = frozenset({"mm"})  # type: ignore[misc]
+    with pytest.raises(ForbiddenCall, match="tampered"), g:
+        object.__setattr__(g, "_allowed", frozenset({"aten.mm"}))
+    assert g.verify_intact() is not None
+
+
+def test_patching_torch_timing_classes_is_noticed_after_the_call():
+    g = guard()
+    original = torch.cuda.Event.elapsed_time
+    try:
+        with pytest.raises(ForbiddenCall, match="timing classes"), g:
+            torch.cuda.Event.elapsed_time = lambda self, other: 0.001  # type: ignore[method-assign]
+    finally:
+        torch.cuda.Event.elapsed_time = original  # type: ignore[method-assign]
+    assert g.verify_intact() is None
+
+
+def test_an_intact_call_verifies():
+    g = guard()
+    with g:
+        torch.empty(3)
+        assert g.verify_intact() is None
+    assert g.verify_intact() is None and g.violations == ()
 
 
 def test_guard_is_gone_after_the_block():

@@ -196,3 +196,19 @@ def test_the_agents_shell_sees_no_guidance_and_no_project(tmp_path, monkeypatch)
     assert "No such file" in result.output and "def " not in result.output
     listed = set(result.output.split())
     assert not listed & {"guidance", "tasks", "sessions", "README.md", "workbench", "docs"}, result.output
+
+
+def test_a_gpu_sandbox_sees_the_c_compiler_triton_builds_with_even_outside_the_system_folders(tmp_path):
+    """GPU machines keep their compiler in places like /opt/gcc ($CC); Triton builds its launcher with it."""
+    prefix = tmp_path / "opt-gcc"
+    (prefix / "bin").mkdir(parents=True)
+    compiler = prefix / "bin" / "gcc"
+    compiler.write_text("#!/bin/sh\necho compiler-ran\n")
+    compiler.chmod(0o755)
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {**sandbox.safe_environment(home=work), "CC": str(compiler)}
+    assert prefix in sandbox.toolchain_paths(env)
+    command = sandbox.confine(["sh", "-c", '"$CC"'], writable=[work], chdir=work, gpu=True, env=env)
+    proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    assert proc.stdout.strip() == "compiler-ran", proc.stderr

@@ -78,6 +78,91 @@ def test_each_rule_fires(top, body, rule):
     assert rule in rules(body, top)
 
 
+@pytest.mark.parametrize(
+    ("top", "body", "rule"),
+    [
+        # forbidden modules reached as attributes, through aliases, getattr constants and namespaces
+        ("", "t = torch\ny = t.matmul(x, x)", "forbidden-call"),
+        ("", "y = getattr(torch, 'matmul')(x, x)", "forbidden-call"),
+        ("", "y = getattr(getattr(torch, 'linalg'), 'solve')(x, x)", "forbidden-call"),
+        ("", "y = torch.__dict__['matmul'](x, x)", "introspection"),
+        ("", "y = torch.__dict__.get('mm')(x, x)", "forbidden-call"),
+        ("", "y = vars(torch)['matmul'](x, x)", "introspection"),
+        ("import sys\n", "y = sys.modules['torch'].linalg.solve(x, x)", "forbidden-call"),
+        ("", "C = getattr(torch, '_C')", "forbidden-call"),
+        ("from torch import _C\n", "pass", "forbidden-call"),
+        ("", "y = torch._foreach_add([x], 1)", "forbidden-call"),
+        ("", "y = torch.ops.aten.mm(x, x)", "forbidden-call"),
+        ("", "lib = torch.library.Library('mine', 'DEF')", "forbidden-call"),
+        ("from torch import *\n", "pass", "star-import"),
+        # computed attribute names
+        ("", "y = getattr(torch, 'mat' + 'mul')(x, x)", "dynamic-attribute"),
+        ("", "name = 'mm'\ny = getattr(x, name)(x)", "dynamic-attribute"),
+        ("", "g = getattr\ny = g(torch, 'b' + 'mm')(x, x)", "dynamic-attribute"),
+        ("import functools\n", "f = functools.partial(getattr, torch)", "dynamic-attribute"),
+        ("", "setattr(out, 'a' + 'b', 1)", "dynamic-attribute"),
+        # dynamic code, namespaces, frames, serialisers
+        ("import operator\n", "f = operator.attrgetter('matmul')(torch)", "introspection"),
+        ("from operator import methodcaller\n", "pass", "introspection"),
+        ("import pickle\n", "pass", "introspection"),
+        ("import copyreg\n", "pass", "introspection"),
+        ("import shelve\n", "pass", "introspection"),
+        ("import dill\n", "pass", "introspection"),
+        ("import marshal\n", "pass", "introspection"),
+        ("", "vars()['y'] = 1", "introspection"),
+        ("", "globals()['y'] = 1", "introspection"),
+        ("", "locals()['y'] = 1", "introspection"),
+        ("", "f = __builtins__['eval']", "introspection"),
+        ("", "m = __import__('torch')", "introspection"),
+        ("import importlib\n", "m = importlib.import_module('torch')", "introspection"),
+        ("", "out.__class__ = type(out)", "introspection"),
+        ("", "try:\n    n = 1\nexcept Exception as e:\n    f = e.__traceback__.tb_frame.f_back", "introspection"),
+        ("import traceback\n", "pass", "introspection"),
+        ("from workbench.harness import compare\n", "pass", "introspection"),
+        # ending the process, exit hooks, signals, descriptors
+        ("import atexit\n", "pass", "process-control"),
+        ("import signal\n", "pass", "process-control"),
+        ("import os\n", "os._exit(0)", "process-control"),
+        ("import os\n", "os.setsid()", "process-control"),
+        ("import os\n", "os.write(1, b'x')", "process-control"),
+        ("import sys\n", "sys.exit(0)", "process-control"),
+        ("", "raise SystemExit(0)", "process-control"),
+        ("", "exit()", "process-control"),
+        # patching what was imported
+        ("import json\n", "json.dumps = str", "module-patch"),
+        ("from json import encoder\n", "encoder.c_make_encoder = None", "module-patch"),
+        ("import os\n", "os.environ['TRITON_INTERPRET'] = '0'", "module-patch"),
+        ("", "Event = torch.cuda.Event\nEvent.elapsed_time = lambda self, other: 1.0", "timer-patch"),
+        ("", "setattr(torch, 'empty_like', torch.zeros_like)", "module-patch"),
+        # tensor subclasses and numpy round trips
+        ("class Lazy(torch.Tensor):\n    pass\n", "pass", "tensor-subclass"),
+        ("", "y = x.numpy()", "host-compute"),
+        ("", "y = torch.from_numpy(x)", "host-compute"),
+    ],
+)
+def test_each_new_rule_fires(top, body, rule):
+    assert rule in rules(body, top)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "dt = getattr(tl, 'float' + '16')",  # a dtype looked up by name on triton.language
+        "dt = getattr(torch, 'float16')",  # a constant name is an attribute: judged as torch.float16
+        "ok = hasattr(tl, 'float8e4nv')",
+        "props = torch.cuda.get_device_properties(x.device)",
+        "import functools\nn = functools.reduce(lambda a, b: a * b, x.shape, 1)",
+        "import operator\nimport functools\nn = functools.reduce(operator.mul, x.shape, 1)",
+        "import os\nflag = os.environ.get('TRITON_INTERPRET') == '1'",
+        "v = torch.__version__",
+        "n = int(x.sum().item()) if False else 0",
+        "table = torch.tensor([0, 1, 2], dtype=torch.int32)",
+    ],
+)
+def test_what_real_host_code_does_passes(body):
+    assert rules(body) == {}
+
+
 def test_task_forbidden_calls_and_tensor_methods():
     assert "forbidden-call" in rules("y = torch.cumsum(x, 0)", forbidden=("torch.cumsum",))
     assert "forbidden-call" in rules("y = x.logsumexp(0)", forbidden=("torch.Tensor.logsumexp",))

@@ -27,7 +27,7 @@ from workbench.harness.lock import GpuUse, lock_path
 from workbench.harness.result import WorkloadResult
 from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec
 from workbench.harness.worker_handle import Worker, WorkerGone, WorkerPlan
-from workbench.harness.workload_check import Rejected, TaskCode, WorkloadCheck
+from workbench.harness.workload_check import Rejected, TaskCode, WorkloadCheck, error_of
 
 
 class Emitter:
@@ -74,6 +74,7 @@ class EvalRun:
             spare.close()
         self.worker: Worker | None = None
         self.deadline = 0.0
+        self.load_failure: tuple[str, str] | None = None  # the solution's import was refused: every workload fails
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
@@ -90,8 +91,12 @@ class EvalRun:
                 assert self.worker is not None
                 self.emit("start", workload=w.name)
                 result = WorkloadResult(name=w.name, hidden=w.hidden)
+                if self.load_failure is not None:
+                    result.failure, result.error = self.load_failure
+                    self.emit("result", result=asdict(result))
+                    continue
                 self.deadline = time.monotonic() + self.spec.timeout_s
-                check = WorkloadCheck(self.spec, code, self.worker, self.remaining)
+                check = WorkloadCheck(self.spec, code, self.worker, self.remaining, self.phase)
                 try:
                     check.run(w, result, self._exclusive if self.gpu else None)
                 except WorkerGone as gone:
@@ -116,20 +121,36 @@ class EvalRun:
             self.deadline += time.monotonic() - waited
             yield
 
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.emit("phase", name=name, seconds=time.perf_counter() - started)
+
     def _start_worker(self) -> bool:
         spec = self.spec
         self.worker, self.spare = self.spare or Worker(self.plan), None
         config = {"inputs": str(self.plan.inputs), "forbidden_calls": list(spec.forbidden_calls),
                   "allowed_torch_ops": list(spec.allowed_torch_ops), "audit": audit_config(spec)}  # fmt: skip
         try:
-            hello = self.worker.begin(Path(spec.solution), config, spec.startup_timeout_s)
+            with self.phase("worker start"):
+                self.worker.wait_ready(spec.startup_timeout_s)
+            with self.phase("load"):
+                hello = self.worker.begin(Path(spec.solution), config, spec.startup_timeout_s)
             if not hello.get("ok"):
                 raise Rejected("error", str(hello.get("error"))[:3000])
             self.emit("device", device={**_device_fields(hello.get("device")), "driver": _driver_version(spec.mode)})
             self.emit("patches", patches=hello.get("patches", []))
-            loaded, _ = self.worker.request({"op": "load"}, spec.startup_timeout_s)
+            with self.phase("load"):
+                loaded, _ = self.worker.request({"op": "load"}, spec.startup_timeout_s)
             if not loaded.get("ok"):
-                raise Rejected("error", str(loaded.get("error"))[:3000])
+                kind, message = error_of(loaded)
+                if kind in ("forbidden-op", "refused"):  # a verdict on the solution, for every workload
+                    self.load_failure = (kind, message)
+                    return True
+                raise Rejected("error", message)
         except WorkerGone as gone:
             reason = gone.reason
             if gone.timed_out:

@@ -38,6 +38,8 @@ class Mismatch:
     index: list[int]
     got: float | None
     expected: float | None
+    abs_err: float | None = None  # set for the worst element (infinite for a NaN or Inf where none belongs)
+    rel_err: float | None = None
 
 
 @dataclass
@@ -61,6 +63,7 @@ class WorkloadResult:
     max_rel_err: float | None = None
     mismatches: int | None = None
     first_mismatches: list[Mismatch] = field(default_factory=list)
+    worst: Mismatch | None = None  # the element furthest from the reference, with its abs and rel error
     seeds_checked: int = 0
     seeds: list[int] = field(default_factory=list)  # the correctness seeds drawn for this eval, for reproduction
     hidden: bool = False  # a correctness-only variation the agent never sees (submit checks them)
@@ -78,7 +81,10 @@ class WorkloadResult:
             return f"{self.name}: ERROR {self.error.splitlines()[0] if self.error else ''}"
         if not self.correct:
             where = ""
-            if self.first_mismatches:
+            if self.worst is not None:
+                w = self.worst
+                where = f"; worst at {w.output}{w.index}: got {w.got}, expected {w.expected}, abs err {w.abs_err:.3g}"
+            elif self.first_mismatches:
                 first = self.first_mismatches[0]
                 where = f"; first at {first.output}{first.index}: got {first.got}, expected {first.expected}"
             count = f" ({self.mismatches} elements)" if self.mismatches else ""
@@ -109,6 +115,7 @@ class EvalResult:
     error: str | None = None
     ceilings: dict[str, Any] | None = None  # measured bandwidth and matmul rate behind sol_ms, with their source
     seed: int | None = None  # the eval's seed: `workbench eval --seed N` draws the same inputs again
+    phases_s: dict[str, float] = field(default_factory=dict)  # wall time by phase (worker start, load, checks, timing)
     version: int = SCHEMA_VERSION
 
     def finish(self) -> EvalResult:
@@ -138,6 +145,7 @@ _NESTED: dict[str, Any] = {
     "violations": Violation,
     "workloads": WorkloadResult,
     "first_mismatches": Mismatch,
+    "worst": Mismatch,
     "latency_ms": Latency,
     "reference_ms": Latency,
 }

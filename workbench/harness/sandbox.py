@@ -147,6 +147,8 @@ def _bwrap_command(binary: str, command: list[str], *, writable: Sequence[Path],
     if gpu:
         args += _gpu_mounts()
     mounts = [(p, "--ro-bind") for p in python_environment_paths()]
+    if gpu:
+        mounts += [(p, "--ro-bind") for p in toolchain_paths(env)]
     mounts += [(Path(p).resolve(), "--ro-bind") for p in readable]
     mounts += [(Path(p).resolve(), "--bind") for p in writable]
     # parents before children, so that a writable folder inside a readable one stays writable
@@ -209,6 +211,31 @@ def python_environment_paths() -> list[Path]:
         if path not in chosen:
             chosen.append(path)
     return [p for p in chosen if not any(p != q and p.is_relative_to(q) for q in chosen)]
+
+
+def toolchain_paths(env: Mapping[str, str]) -> list[Path]:
+    """Read-only folders Triton's compiler needs on a GPU and that may live outside the system folders: the C
+    compiler it builds its launcher with ($CC, else cc or gcc on the PATH, e.g. under /opt), the CUDA toolkit
+    ($CUDA_HOME, $CUDA_PATH, $TRITON_PTXAS_PATH) and the driver's libraries ($LD_LIBRARY_PATH)."""
+    candidates: list[str] = []
+    for name in (env.get("CC"), "cc", "gcc"):
+        found = shutil.which(name, path=env.get("PATH")) if name else None
+        if found:
+            real = Path(os.path.realpath(found))
+            candidates.append(str(real.parent.parent if real.parent.name == "bin" else real.parent))
+    for key in ("CUDA_HOME", "CUDA_PATH", "TRITON_PTXAS_PATH", "TRITON_CUDA_DIRS"):
+        if env.get(key):
+            candidates.append(env[key] if os.path.isdir(env[key]) else os.path.dirname(env[key]))
+    candidates += env.get("LD_LIBRARY_PATH", "").split(os.pathsep)
+    chosen: list[Path] = []
+    for raw in candidates:
+        if not raw or not os.path.isabs(raw):
+            continue
+        path = Path(os.path.realpath(raw))
+        if path.is_dir() and not _under_system(path) and not _project_root().is_relative_to(path):
+            if not path.is_relative_to(_project_root()) and not path.is_relative_to(Path.home()) and path not in chosen:
+                chosen.append(path)
+    return chosen
 
 
 @functools.cache

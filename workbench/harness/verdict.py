@@ -11,6 +11,7 @@ from pathlib import Path
 from workbench.harness.result import EvalResult
 
 _EXPECT = re.compile(r"^#\s*expect:\s*([a-z]+:[a-z-]+|correct)\b", re.MULTILINE)
+_EXPECT_RUNTIME = re.compile(r"^#\s*expect-runtime:\s*([a-z]+:[a-z-]+)\b", re.MULTILINE)
 INCORRECT = ("mismatch", "unwritten", "input-modified", "nonfinite", "shape", "dtype", "not-a-tensor")
 RUNTIME = ("forbidden-op", "refused", "no-launch")
 TIMING = {"timing-unverified": "timing:unverified", "timing-implausible": "timing:implausible"}
@@ -19,6 +20,13 @@ TIMING = {"timing-unverified": "timing:unverified", "timing-implausible": "timin
 def expected_verdict(path: Path) -> str | None:
     """The verdict a known-bad solution declares in its `# expect: KIND:DETAIL` line."""
     match = _EXPECT.search(path.read_text())
+    return match.group(1) if match else None
+
+
+def expected_runtime_verdict(path: Path) -> str | None:
+    """For a file the static rules already reject: the verdict the run time gives it without them (its
+    `# expect-runtime:` line), so that the runtime wall stays tested where the speed bump comes first."""
+    match = _EXPECT_RUNTIME.search(path.read_text())
     return match.group(1) if match else None
 
 

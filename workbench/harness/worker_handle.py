@@ -90,7 +90,10 @@ class Worker:
         self.wait_ready(timeout_s)
         for source in solution.parent.glob("*.py"):
             shutil.copyfile(source, self.solution_dir / source.name)
-        wire.send(self.sock, {**config, "solution": str(self.solution_dir / solution.name)})
+        audit = {**config.get("audit", {}), "worker_dirs": [str(self.home / "solution_side")],
+                 "readable": [str(self.solution_dir), str(self.plan.inputs.parent)],
+                 "writable": [str(self.work), str(self.plan.triton_cache), "/tmp"]}  # fmt: skip
+        wire.send(self.sock, {**config, "audit": audit, "solution": str(self.solution_dir / solution.name)})
         reply, _ = self._reply(timeout_s)
         return reply
 

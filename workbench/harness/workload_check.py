@@ -49,21 +49,24 @@ class TaskCode:
 
 
 class WorkloadCheck:
-    def __init__(self, spec: EvalSpec, code: TaskCode, worker: Worker, deadline: Callable[[], float]) -> None:
-        self.spec, self.code, self.worker, self.remaining = spec, code, worker, deadline
+    def __init__(
+        self, spec: EvalSpec, code: TaskCode, worker: Worker, deadline: Callable[[], float], phase: Callable[[str], Any]
+    ) -> None:
+        self.spec, self.code, self.worker, self.remaining, self.phase = spec, code, worker, deadline, phase
         self.device = torch.device("cuda" if spec.mode == "cuda" else "cpu")
         self.ceilings: dict[str, Any] | None = None
 
     def ask(self, header: dict[str, Any], device: torch.device | None = None) -> tuple[dict[str, Any], list[Any]]:
         reply, tensors = self.worker.request(header, self.remaining(), device)
         if not reply.get("ok"):
-            kind, message = _error(reply)
+            kind, message = error_of(reply)
             raise Rejected(FAILURES.get(kind, "error"), message)
         return reply, tensors
 
     def run(self, w: WorkloadSpec, result: WorkloadResult, time_it: Callable[[], Any] | None) -> None:
         try:
-            self._correctness(w, result)
+            with self.phase("correctness"):
+                self._correctness(w, result)
             result.correct = True
             if self.spec.mode != "cuda":
                 result.timing_note = "not timed in interpret mode (CPU interpreter): correctness only"
@@ -74,7 +77,7 @@ class WorkloadCheck:
                     "CI-sized workload (interpret = true): correctness only, its time is launch overhead"
                 )
             elif time_it is not None:
-                with time_it():
+                with time_it(), self.phase("timing"):
                     self._time(w, result)
         except Rejected as exc:
             result.correct = False
@@ -108,7 +111,7 @@ class WorkloadCheck:
             result.max_abs_err = max(result.max_abs_err or 0.0, cmp.max_abs_err)
             result.max_rel_err = max(result.max_rel_err or 0.0, cmp.max_rel_err)
             if not cmp.ok:
-                result.mismatches, result.first_mismatches = cmp.mismatches, cmp.first
+                result.mismatches, result.first_mismatches, result.worst = cmp.mismatches, cmp.first, cmp.worst
                 raise Rejected(cmp.failure or "mismatch", f"seed {seed}: {cmp.message}")
             del args, expected, got, after
 
@@ -144,6 +147,8 @@ class WorkloadCheck:
         notes = [
             f"{n_sets} fresh input sets a round, {rounds.count} rounds, every batch checked against the wall clock"
         ]
+        gap, wall = rounds.worst
+        notes.append(f"worst batch: {gap:.3f} of {wall:.3f} ms of wall time outside samples and flushes")
         notes += [s for s in stops[-1:] if s]
         result.timing_note = "; ".join(notes)
         self.ceilings = ceilings
@@ -165,6 +170,7 @@ class _Rounds:
         self.sets: list[tuple[Any, ...]] = []
         self.expected: list[Any] = []
         self.count = 0
+        self.worst = (0.0, 1.0)  # (wall ms its samples and flushes leave unexplained, wall ms) of the worst batch
 
     def refresh(self) -> None:
         self.sets, self.expected = [], []
@@ -196,6 +202,8 @@ class _Rounds:
         problem = check_batch(wall_ms, samples, self.flush_ms, self.round_trip_ms)
         if problem:
             raise Rejected("timing-unverified", problem)
+        unaccounted = wall_ms - sum(samples) - size * self.flush_ms
+        self.worst = max(self.worst, (unaccounted, wall_ms), key=lambda pair: pair[0] / pair[1])
         j = _VERIFY.randrange(size)
         _, got = self.check.ask({"op": "fetch", "key": keys[j], "what": "outputs"}, self.check.device)
         spec = self.check.spec
@@ -247,7 +255,8 @@ def _latency(samples: list[float]) -> Latency:
     return Latency(statistics.median(samples), statistics.fmean(samples), standard_error(samples), len(samples))
 
 
-def _error(reply: dict[str, Any]) -> tuple[str, str]:
+def error_of(reply: dict[str, Any]) -> tuple[str, str]:
+    """The (failure kind, message) of a worker's refusal, however malformed the reply."""
     error = reply.get("error")
     if isinstance(error, list) and len(error) == 2 and all(isinstance(e, str) for e in error):
         return error[0], error[1][:3000]

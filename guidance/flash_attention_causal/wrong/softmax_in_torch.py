@@ -3,7 +3,8 @@
 torch.softmax is forbidden in this task; the name is assembled at run time so no static rule sees it,
 and the runtime guard rejects the call (and the aten softmax op) while solution() runs.
 """
-# expect: runtime:forbidden-op
+# expect: static:dynamic-attribute
+# expect-runtime: runtime:forbidden-op  (what the runtime guard says with the static rules out of the way)
 
 import math
 

@@ -3,7 +3,8 @@
 The string is assembled at run time so that no static rule sees a matmul call; the runtime guard sees the aten
 mm op running inside solution() and rejects it.
 """
-# expect: runtime:forbidden-op
+# expect: static:dynamic-attribute
+# expect-runtime: runtime:forbidden-op  (what the runtime guard says with the static rules out of the way)
 
 import torch
 import triton

@@ -5,7 +5,8 @@ buffer, one bmm, and gather back. The scatter and gather are Triton, but the pro
 name so that no static rule sees it; the runtime guard sees aten.bmm run inside solution(). It also reads the
 offsets on the host and wastes the padding's work under skew.
 """
-# expect: runtime:forbidden-op
+# expect: static:dynamic-attribute
+# expect-runtime: runtime:forbidden-op  (what the runtime guard says with the static rules out of the way)
 
 import torch
 import triton

@@ -4,7 +4,8 @@ The count kernel is real, and `values[mask]` is not any of the named forbidden f
 source passes the static checks. But boolean indexing runs aten.index (a nonzero plus a gather) in
 PyTorch: the compaction itself never happens in Triton, and the runtime guard rejects it.
 """
-# expect: runtime:forbidden-op
+# expect: static:dead-launch
+# expect-runtime: runtime:forbidden-op  (what the runtime guard says with the static rules out of the way)
 
 import torch
 import triton

@@ -4,7 +4,8 @@ The name is assembled at run time so that no static rule sees it; the runtime gu
 function called inside solution() and rejects it. (torch.topk's tie order is unspecified as well, but the
 call is the defect.)
 """
-# expect: runtime:forbidden-op
+# expect: static:dynamic-attribute
+# expect-runtime: runtime:forbidden-op  (what the runtime guard says with the static rules out of the way)
 
 import torch
 import triton

@@ -1,7 +1,8 @@
 """Wrong: masks A with a torch op on the host (fetched by name, so no static rule sees it), then runs a dense
 Triton GEMM. Besides the forbidden op, it reads and writes the whole of A once more and multiplies the zero half.
 """
-# expect: runtime:forbidden-op
+# expect: static:dynamic-attribute
+# expect-runtime: runtime:forbidden-op  (what the runtime guard says with the static rules out of the way)
 
 import torch
 import triton

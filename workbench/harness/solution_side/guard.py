@@ -1,26 +1,38 @@
 """The runtime guard: while solution() runs, every torch op outside Triton kernels is checked.
 
 Two layers. A TorchFunctionMode names forbidden entry points (torch.matmul, F.*, the reference)
-however they were reached: an alias, getattr with a string, a method. Under it a TorchDispatchMode
-sees every aten op that actually runs: only allocation, views, copies and casts pass (plus the ops a
-task allows); anything else means the solution computed outside Triton. The dispatch layer also
+however they were reached: an alias, getattr with a string, a method; it also refuses the round
+trips through Python or numpy (`numpy()`, `tolist()`, `torch.tensor(list)` of more than a few
+elements). Under it a TorchDispatchMode sees every op that actually runs: only aten allocation,
+views, copies and casts pass (plus the ops a task allows; an op of another namespace with an allowed
+name does not); anything else means the solution computed outside Triton. The dispatch layer also
 poisons every fresh allocation with a NaN payload, so an element the kernel never writes is caught.
 
 Triton's own launch path (the interpreter copies tensors through torch; the autotuner benchmarks)
-runs with the guard suspended: see `suspended()` and workbench.harness.solution_side.triton_patches.
+runs with the guard suspended (`suspended()`, from triton_patches.py, which also counts launches with
+`note_launch()`); user hooks inside it run guarded again (`unsuspended()`). Only this package's code
+may suspend the guard or count a launch. The guard's state is frozen, the torch entry points that pop
+or disable modes refuse inside a call (mode_locks.py), and `verify_intact()` checks after each call
+that the mode stacks, the guard's state and torch's timing classes are as the guard left them. Every
+violation is also raised as an audit event, which the audit hook records where the solution cannot
+erase it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from . import mode_locks
 from .poison import poison_
 
 # aten ops that only allocate, view, copy or cast: the glue a Triton host wrapper needs.
@@ -39,56 +51,128 @@ POISONED_OPS = frozenset("empty empty_like empty_strided new_empty new_empty_str
 
 _state = threading.local()
 
+ROUND_TRIP_LIMIT = 16  # elements: a shape or a few scalars may cross into Python, task data may not
+_ROUND_TRIP_OUT = frozenset({"numpy", "tolist", "__array__"})
+_ROUND_TRIP_IN = frozenset({"tensor", "as_tensor", "asarray"})
+GUARD_EVENT = "solution_side.guard.violation"  # the audit hook records these (audit.py)
+_HERE = os.path.dirname(os.path.realpath(__file__))
+
+_state = threading.local()
+
 
 class ForbiddenCall(RuntimeError):
     """Raised inside solution() when it reaches a forbidden call or a torch op outside Triton."""
 
 
-@contextlib.contextmanager
-def suspended() -> Iterator[None]:
+def _report(message: str) -> None:
+    sys.audit(GUARD_EVENT, message)  # a no-op without the audit hook; with it, a record nothing can erase
+
+
+def _from_this_package(depth: int) -> bool:
+    """Whether the code `depth` frames above the caller belongs to this package (the harness in the sandbox)."""
+    try:
+        filename = sys._getframe(depth + 1).f_code.co_filename
+    except ValueError:
+        return False
+    return os.path.realpath(filename).startswith(_HERE + os.sep)
+
+
+def _refuse_outside(what: str) -> None:
+    message = f"the solution called the guard's {what}"
+    guard = getattr(_state, "active", None)
+    if guard is not None:
+        guard.record(message)
+    _report(message)
+    raise ForbiddenCall(message)
+
+
+class suspended:  # noqa: N801 - a context manager named like the function it replaced
     """Let trusted code (Triton's launcher, the harness) run torch ops inside a guarded call."""
+
+    def __enter__(self) -> None:
+        if not _from_this_package(1):
+            _refuse_outside("suspended()")
+        self._depth = getattr(_state, "suspended", 0)
+        _state.suspended = self._depth + 1
+
+    def __exit__(self, *exc: object) -> None:
+        _state.suspended = self._depth
+
+
+@contextlib.contextmanager
+def unsuspended() -> Iterator[None]:
+    """Guard again inside a suspended region: user code Triton calls back (autotune pre_hook/post_hook, a
+    kernel body the interpreter runs as Python)."""
     depth = getattr(_state, "suspended", 0)
-    _state.suspended = depth + 1
+    _state.suspended = 0
     try:
         yield
     finally:
         _state.suspended = depth
 
 
+def note_launch() -> None:
+    """Count one Triton kernel launch for the guarded call in progress (called by triton_patches.py)."""
+    if not _from_this_package(1):
+        _refuse_outside("note_launch()")
+    guard = getattr(_state, "active", None)
+    if guard is not None:
+        guard._count_launch()
+
+
+def _refuse_unlock(what: str) -> None:
+    guard = getattr(_state, "active", None)
+    message = f"{what} inside solution(): the guard's modes must stay on"
+    if guard is not None:
+        guard.record(message)
+    _report(message)
+    raise ForbiddenCall(message)
+
+
 def _is_suspended() -> bool:
     return getattr(_state, "suspended", 0) > 0
 
 
+def _in_call() -> bool:
+    return getattr(_state, "active", None) is not None and not _is_suspended()
+
+
 def resolve_callables(dotted_names: Iterable[str]) -> dict[Any, str]:
-    """Map each importable callable under the dotted names (a function or a whole namespace such as
-    torch.nn.functional) to its name; names that do not exist in this torch are skipped."""
-    import importlib
+    """Map each callable under the dotted names (a function or a whole namespace such as torch.nn.functional) to its
+    name; names that do not exist in this torch are skipped. Only modules already imported are looked in: importing
+    torch._dynamo or torch._inductor to list their functions costs seconds per eval, and a module nobody imported
+    holds nothing the solution could call without importing it (which the static rules and the audit hook refuse)."""
+    import sys
 
     found: dict[Any, str] = {}
     for dotted in dotted_names:
         obj: Any = None
         parts = dotted.split(".")
         for cut in range(len(parts), 0, -1):
-            try:
-                obj = importlib.import_module(".".join(parts[:cut]))
-            except ImportError:
+            obj = sys.modules.get(".".join(parts[:cut]))
+            if obj is None:
                 continue
-            try:
-                for attr in parts[cut:]:
-                    obj = getattr(obj, attr)
-            except AttributeError:
-                obj = None
+            for attr in parts[cut:]:  # what is already there: a module's lazy __getattr__ would import it
+                obj = vars(obj).get(attr) if isinstance(obj, type(torch)) else getattr(obj, attr, None)
             break
         if obj is None:
             continue
         if isinstance(obj, type(torch)):  # a module: every public callable in it
             for attr in dir(obj):
-                member = getattr(obj, attr, None)
+                member = vars(obj).get(attr)
                 if callable(member) and not attr.startswith("_") and not isinstance(member, type):
                     found.setdefault(member, f"{dotted}.{attr}")
         elif callable(obj):
             found.setdefault(obj, dotted)
     return found
+
+
+def _elements(data: Any) -> int:
+    """How many Python or numpy elements a torch.tensor()-like call would bring into a tensor."""
+    if isinstance(data, (list, tuple)):
+        return sum(_elements(item) for item in data) if data else 0
+    size = getattr(data, "size", None)
+    return size if isinstance(size, int) and not isinstance(data, torch.Tensor) else 1
 
 
 class _ForbiddenFunctions(TorchFunctionMode):
@@ -101,7 +185,17 @@ class _ForbiddenFunctions(TorchFunctionMode):
             name = self.guard.forbidden.get(func)
             if name is not None:
                 self.guard.record(f"forbidden call {name}")
+            self._check_round_trip(getattr(func, "__name__", ""), args, kwargs or {})
         return func(*args, **(kwargs or {}))
+
+    def _check_round_trip(self, name: str, args: Any, kwargs: Mapping[str, Any]) -> None:
+        if name in _ROUND_TRIP_OUT and args and isinstance(args[0], torch.Tensor):
+            if args[0].numel() > ROUND_TRIP_LIMIT:
+                self.guard.record(f"Tensor.{name}() of {args[0].numel()} elements: compute must stay in Triton")
+        elif name in _ROUND_TRIP_IN:
+            data = args[0] if args else kwargs.get("data", kwargs.get("obj"))
+            if _elements(data) > ROUND_TRIP_LIMIT:
+                self.guard.record(f"torch.{name}() of {_elements(data)} Python/numpy elements inside solution()")
 
 
 class _AtenOps(TorchDispatchMode):
@@ -113,8 +207,13 @@ class _AtenOps(TorchDispatchMode):
         if _is_suspended():
             return func(*args, **(kwargs or {}))
         name = func.overloadpacket.__name__
+        namespace = getattr(func, "namespace", None)
+        if namespace != "aten":  # a custom op registered under an allowed name (mylib::empty) is still compute
+            self.guard.record(f"torch op {namespace}::{name} ran in solution(); only aten glue may run outside Triton")
         if name not in ALLOWED_OPS and f"aten.{name}" not in self.guard.allowed_ops:
             self.guard.record(f"torch op aten.{name} ran in solution(); compute must happen in Triton kernels")
+        if name in ("lift_fresh", "lift_fresh_copy") and args and args[0].numel() > ROUND_TRIP_LIMIT:
+            self.guard.record(f"a tensor of {args[0].numel()} elements made from Python/numpy data inside solution()")
         out = func(*args, **(kwargs or {}))
         if name in POISONED_OPS and self.guard.poison:
             poison_(out)
@@ -123,29 +222,86 @@ class _AtenOps(TorchDispatchMode):
 
 class SolutionGuard:
     """Context manager around one call of solution(). Violations are recorded even when the solution
-    swallows the exception, and the first one is raised again when the block exits."""
+    swallows the exception, and the first one is raised again when the block exits. Its state is frozen:
+    attributes cannot be rebound, and verify_intact() notices one rebound behind its back."""
+
+    __slots__ = ("_forbidden", "_allowed", "_poison", "_violations", "_launches", "_modes", "_marks", "_stack")
+    _forbidden: MappingProxyType[Any, str]
+    _allowed: frozenset[str]
+    _poison: bool
+    _violations: list[str]
+    _launches: list[int]
+    _modes: tuple[_AtenOps, _ForbiddenFunctions]
+    _marks: dict[str, Any]
+    _stack: contextlib.ExitStack
 
     def __init__(self, forbidden: dict[Any, str], allowed_ops: Iterable[str], poison: bool = True) -> None:
-        self.forbidden = forbidden
-        self.allowed_ops = frozenset(allowed_ops)
-        self.poison = poison
-        self.violations: list[str] = []
-        self._stack = contextlib.ExitStack()
+        mode_locks.lock(_in_call, _refuse_unlock)
+        init = object.__setattr__
+        init(self, "_forbidden", MappingProxyType(dict(forbidden)))
+        init(self, "_allowed", frozenset(allowed_ops))
+        init(self, "_poison", bool(poison))
+        init(self, "_violations", [])
+        init(self, "_launches", [0])
+        init(self, "_modes", (_AtenOps(self), _ForbiddenFunctions(self)))
+        init(self, "_stack", contextlib.ExitStack())
+        init(self, "_marks", {"outside": mode_locks.snapshot(), "state": self._fingerprint()})
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("the guard's state is frozen")
+
+    forbidden = property(lambda self: self._forbidden, doc="forbidden callables -> their dotted names (read-only)")
+    allowed_ops = property(lambda self: self._allowed, doc="ops the task allows beyond ALLOWED_OPS")
+    poison = property(lambda self: self._poison)
+    violations = property(lambda self: tuple(self._violations), doc="what the guard refused, swallowed or not")
+    launches = property(lambda self: self._launches[0], doc="Triton launches counted in the current/last call")
+
+    def _fingerprint(self) -> tuple[Any, ...]:
+        modes = tuple((type(m), m.__dict__.get("guard")) for m in self._modes)
+        return (id(self._forbidden), len(self._forbidden), self._allowed, self._poison, modes, id(self._violations))
+
+    def _count_launch(self) -> None:
+        self._launches[0] += 1
 
     def record(self, message: str) -> None:
-        self.violations.append(message)
+        self._violations.append(message)
+        _report(message)
         raise ForbiddenCall(message)
 
     def __enter__(self) -> SolutionGuard:
-        self.violations.clear()
-        self._stack.enter_context(_AtenOps(self))
-        self._stack.enter_context(_ForbiddenFunctions(self))
+        self._violations.clear()
+        self._launches[0] = 0
+        for mode in self._modes:
+            self._stack.enter_context(mode)
+        self._marks["inside"] = mode_locks.snapshot()
+        _state.active = self
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stack.close()
-        if self.violations and not isinstance(exc[1], ForbiddenCall):
-            raise ForbiddenCall(self.violations[0])
+        broken = self.verify_intact()
+        _state.active = None
+        if broken is None:
+            self._stack.close()
+        else:
+            mode_locks.restore(self._marks["outside"])
+            object.__setattr__(self, "_stack", contextlib.ExitStack())
+        if self._violations and not isinstance(exc[1], ForbiddenCall):
+            raise ForbiddenCall(self._violations[0])
+
+    def verify_intact(self) -> str | None:
+        """None if the torch mode stacks (and the dispatch-key state) are exactly as the guard left them, its modes
+        and state are its own, the mode entry points are still locked and torch's timing classes are unpatched;
+        otherwise what differs, recorded as a violation (not raised)."""
+        inside = getattr(_state, "active", None) is self
+        expected = self._marks["inside" if inside else "outside"]
+        problem = mode_locks.difference(expected, mode_locks.snapshot())
+        if problem is None and self._fingerprint() != self._marks["state"]:
+            problem = "the guard's state was rebound"
+        if problem is not None:
+            message = f"runtime guard tampered with: {problem}"
+            self._violations.append(message)
+            _report(message)
+        return problem and f"runtime guard tampered with: {problem}"
 
 
 def raising(name: str) -> Callable[..., Any]:

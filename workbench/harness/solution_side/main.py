@@ -92,8 +92,7 @@ def serve(sock: socket.socket, mode: str) -> int:
         except ForbiddenCall as exc:
             error = ("forbidden-op", str(exc))
         except BaseException as exc:  # the solution's own failure: a result, not the worker's end
-            with capability.trusted():
-                error = ("error", audit.describe_exception(exc, solution_path.name))
+            error = ("error", audit.describe_exception(exc, solution_path.name))
         report = guard_report(guard, capability.refusals()[refused_before:])
         if error is None and report["violations"]:
             error = ("forbidden-op", report["violations"][0])
@@ -125,15 +124,20 @@ def serve(sock: socket.socket, mode: str) -> int:
             wire.send(sock, {"ok": True})
         elif op == "load":
             guard = SolutionGuard(forbidden, config["allowed_torch_ops"], poison=False)
+            failure = None
             try:
                 with guard:
                     solution = _load_module("solution", solution_path).solution
-                refusals = capability.refusals()
-                wire.send(sock, {"ok": not refusals, "error": refusals[0] if refusals else None})
+            except ForbiddenCall as exc:
+                failure = ("forbidden-op", f"while the solution was imported: {exc}")
             except BaseException as exc:
-                with capability.trusted():
-                    message = audit.describe_exception(exc, solution_path.name)
-                wire.send(sock, {"ok": False, "error": f"could not load the solution: {message}"})
+                failure = ("error", f"could not load the solution: {audit.describe_exception(exc, solution_path.name)}")
+            report = guard_report(guard, capability.refusals())
+            if failure is None and report["violations"]:
+                failure = ("forbidden-op", f"while the solution was imported: {report['violations'][0]}")
+            if failure is None and report["refusals"]:
+                failure = ("refused", f"while the solution was imported: {report['refusals'][0]}")
+            wire.send(sock, {"ok": failure is None, "error": failure})
         elif op == "inputs":
             inputs[request["key"]] = tuple(make_inputs(dict(request["params"]), int(request["seed"]), device))
             outputs.pop(request["key"], None)

@@ -11,6 +11,9 @@ _FLOAT_POISON = {
     torch.float32: (torch.int32, 0x7FE1DEAD),
     torch.float16: (torch.int16, 0x7F01),
     torch.bfloat16: (torch.int16, 0x7FE1),
+    # fp8 has no payload bits to spare: the negative NaN, which casting a NaN to fp8 does not produce (it gives +NaN)
+    torch.float8_e4m3fn: (torch.int8, 0xFF),
+    torch.float8_e5m2: (torch.int8, 0xFD),
 }
 _INT_POISON = {
     torch.int64: -0x5EAD5EAD5EAD5EAD,

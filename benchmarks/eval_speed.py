@@ -1,0 +1,78 @@
+"""Wall time of an eval, by phase: full and quick, cold (a new checker and worker) and warm (a session's next eval).
+
+    python benchmarks/eval_speed.py [--mode cuda|interpret] [--tasks T ...] [--repeats N] [--json OUT]
+
+"full" is `workbench eval TASK expert` with default options (3 seeds, full timing) and what `submit` runs (hidden
+workloads too); "quick" is a session's `evaluate` (one seed, short timing, the visible workloads). Cold: the first eval
+after every checker is stopped; warm: the evals after it in the same process. Prints one row per eval and a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from workbench.harness import EvalOptions, evaluate  # noqa: E402
+from workbench.harness import checker_pool  # noqa: E402
+from workbench.harness.runner import QUICK_TIMING, detect_mode  # noqa: E402
+from workbench.tasks import load_task  # noqa: E402
+
+PHASES = ("worker start", "load", "correctness", "timing")
+
+
+def options(kind: str, mode: str) -> EvalOptions:
+    if kind == "quick":
+        return EvalOptions(mode=mode, seeds=1, timing=dict(QUICK_TIMING))
+    return EvalOptions(mode=mode, hidden=kind == "submit")
+
+
+def one(task_name: str, kind: str, mode: str) -> dict[str, Any]:
+    task = load_task(task_name)
+    assert task.expert_path is not None
+    started = time.perf_counter()
+    result = evaluate(task, task.expert_path, options(kind, mode))
+    wall = time.perf_counter() - started
+    return {"task": task_name, "kind": kind, "wall_s": wall, "correct": result.correct, "phases_s": result.phases_s,
+            "workloads": len(result.workloads), "error": result.error}  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mode", choices=("cuda", "interpret"), default=None)
+    parser.add_argument("--tasks", nargs="+", default=["rmsnorm_residual", "gram_syrk", "cross_entropy"])
+    parser.add_argument("--repeats", type=int, default=2, help="warm evals of each kind after the cold one")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    mode = args.mode or detect_mode()
+    rows = []
+    header = f"{'task':18} {'kind':7} {'state':5} {'wall s':>7} " + " ".join(f"{p[:11]:>11}" for p in PHASES)
+    print(f"mode {mode}\n{header}")
+    for name in args.tasks:
+        checker_pool._close_all()  # cold: no checker, no spare worker
+        plan = [("full", "cold")] + [(k, "warm") for k in ("full", "quick", "submit") for _ in range(args.repeats)]
+        for kind, state in plan:
+            row = {**one(name, kind, mode), "state": state}
+            rows.append(row)
+            phases = " ".join(f"{row['phases_s'].get(p, 0.0):>11.2f}" for p in PHASES)
+            flag = "" if row["correct"] else f"  NOT CORRECT: {row['error']}"
+            print(f"{name:18} {kind:7} {state:5} {row['wall_s']:>7.1f} {phases}{flag}", flush=True)
+    print("\nsummary (median wall s)")
+    for kind, state in (("full", "cold"), ("full", "warm"), ("quick", "warm"), ("submit", "warm")):
+        for name in args.tasks:
+            walls = [r["wall_s"] for r in rows if (r["task"], r["kind"], r["state"]) == (name, kind, state)]
+            if walls:
+                print(f"  {name:18} {kind:7} {state:5} {statistics.median(walls):7.1f}")
+    if args.json:
+        args.json.write_text(json.dumps({"mode": mode, "rows": rows}, indent=2))
+    return 0 if all(r["correct"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,233 @@
+"""The audit hook of the solution's process: installed before the solution is imported, it cannot be removed.
+
+It refuses what no kernel needs (files outside the eval's roots, frames and the gc's object lists, ctypes, threads,
+processes but Triton's compiler tools, signals, sockets, exec of the solution's strings, imports of the harness
+and the reference) and records every refusal where the solution cannot erase it: in the closure of the hook, which
+nothing in Python can reach without the introspection it refuses. The worker reads the record through the
+AuditCapability that install() returns, which it keeps in a local. Speed bump, not the wall: the verdict is
+decided in the checker's process.
+
+Events Python 3.11 does not audit are covered by refusing stubs put in place at install: `threading`'s and
+`_thread`'s thread starts, `os.setsid` / `setpgrp` / `setpgid`, `signal.signal`, `ctypes.memmove` / `memset`
+(re-imports of `_thread` and `ctypes` are refused, so the originals cannot be fetched again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import linecache
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from . import audit_rules as rules
+from .audit_rules import AuditPolicy
+
+__all__ = ["AuditCapability", "AuditPolicy", "Refused", "describe_exception", "install", "policy_from_config"]
+
+GUARD_EVENT = "solution_side.guard.violation"  # raised by guard.py; recorded as a violation, never refused
+
+
+class Refused(PermissionError):
+    """Raised by the audit hook in the solution's process; the refusal is recorded even if this is caught."""
+
+
+class AuditCapability:
+    """The worker's handle on the installed hook: the records, and trusted() for its own code."""
+
+    def __init__(self, read: Callable[[], tuple[tuple[str, ...], tuple[str, ...]]], trust: Any) -> None:
+        self._read = read
+        self._trust = trust
+
+    def refusals(self) -> tuple[str, ...]:
+        """Everything the hook refused since install, in order, including refusals the solution caught."""
+        return self._read()[0]
+
+    def violations(self) -> tuple[str, ...]:
+        """Every runtime-guard violation since install (guard.py reports them here as well), swallowed or not."""
+        return self._read()[1]
+
+    def trusted(self) -> contextlib.AbstractContextManager[None]:
+        """Let the worker's own code in this thread bypass the policy. Only code of this package may enter it, and
+        it must call nothing of the solution's inside (a __str__, a __del__ would run trusted too)."""
+        return self._trust()  # type: ignore[no-any-return]
+
+
+def policy_from_config(config: Mapping[str, Any]) -> AuditPolicy:
+    """The policy from the worker's JSON config: {"readable": [...], "writable": [...], optional
+    "forbidden_modules", "compiler_tools", "allow_compiler", "worker_dirs"}. The interpreter's own library
+    folders and /dev/null are always readable."""
+    stdlib, packages = rules.library_roots()
+    extra: dict[str, Any] = {}
+    for key in ("forbidden_modules", "compiler_tools", "worker_dirs"):
+        if key in config:
+            extra[key] = tuple(str(v) for v in config[key])
+    if "allow_compiler" in config:
+        extra["allow_compiler"] = bool(config["allow_compiler"])
+    readable = tuple(str(p) for p in config.get("readable", ())) + stdlib + packages + ("/dev/null",)
+    writable = tuple(str(p) for p in config.get("writable", ())) + ("/dev/null",)
+    return AuditPolicy(readable=readable, writable=writable, **extra)
+
+
+def install(policy: AuditPolicy) -> AuditCapability:
+    """Install the hook (once per process: a second call is itself refused) and the stubs for unaudited calls."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    worker = (here,) + tuple(os.path.realpath(d) for d in policy.worker_dirs)
+    stdlib, packages = rules.library_roots()
+    classify = rules.Classifier(worker, stdlib, packages)
+    readable = tuple(os.path.realpath(p) for p in policy.readable + policy.writable)
+    writable = tuple(os.path.realpath(p) for p in policy.writable)
+    refused: list[str] = []
+    violations: list[str] = []
+    trusted_depth: dict[int, int] = {}
+    busy: set[int] = set()  # threads inside the hook: the hook's own frame reads raise events too
+
+    def stack() -> rules.Stack:
+        return rules.read_stack(sys._getframe(3), classify)  # skip stack(), decide(), hook()
+
+    def path_refusal(path: object, write: bool) -> str | None:
+        if isinstance(path, int):
+            return None  # an already open descriptor: opening it again grants nothing new
+        try:
+            real = os.path.realpath(os.fsdecode(path))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return f"unreadable path {path!r}"
+        if write and (not rules.under(real, writable) or rules.under(real, worker)):
+            return f"writing {real} (outside the writable roots)"
+        if not write and not rules.under(real, readable):
+            return f"reading {real} (outside the readable roots)"
+        return None
+
+    def decide(event: str, args: tuple[Any, ...]) -> str | None:
+        """Why the event is refused, or None."""
+        if event in rules.ALWAYS_REFUSED or event.startswith(rules.ALWAYS_REFUSED_PREFIXES):
+            return event
+        if event == "open":
+            mode = args[1] if isinstance(args[1], str) else ""
+            flags = args[2] if isinstance(args[2], int) else 0
+            write = any(c in mode for c in "wax+") or bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
+            return path_refusal(args[0], write)
+        if event in rules.PATH_READ_EVENTS:
+            return path_refusal(args[0], False) if args and args[0] is not None else None
+        if event in rules.PATH_WRITE_EVENTS:
+            for i, arg in enumerate(args[:2]):
+                if isinstance(arg, (str, bytes, os.PathLike)):
+                    reason = path_refusal(arg, not (event == "os.link" and i == 0))
+                    if reason:
+                        return f"{event}: {reason}"
+            return None
+        if event == "import":
+            name = str(args[0])
+            if not rules.module_forbidden(name, policy.forbidden_modules):
+                return None
+            # the harness and the reference to anyone; ctypes and the like to the solution (torch imports them lazily)
+            harness = rules.module_forbidden(name, rules.HARNESS_MODULES)
+            return f"import {name}" if harness or stack().origin == rules.SOLUTION else None
+        if event in rules.PROCESS_EVENTS:
+            argv = args[1] if len(args) > 1 and args[1] else [args[0]]
+            argv0 = os.fsdecode(argv[0] if isinstance(argv, (list, tuple)) else argv)
+            return None if rules.process_allowed(argv0, stack(), policy) else f"{event} {argv0}"
+        if event.startswith("ctypes."):
+            return event if stack().origin == rules.SOLUTION else None
+        if event in rules.INTROSPECTION or (event == "object.__getattr__" and args[1] in rules.FRAME_ATTRIBUTES):
+            at = stack()
+            what = f"{event} {args[1]}" if event == "object.__getattr__" else event
+            return None if rules.introspection_allowed(at) else f"{what} from {os.path.basename(at.caller_file)}"
+        if event in rules.CODE_EVENTS:
+            return None if rules.code_allowed(stack()) else event
+        if event == "pickle.find_class":
+            return f"{event} {args[0]}.{args[1]}" if stack().has_solution else None
+        if event == "object.__setattr__" and args[1] in ("__code__", "__class__"):
+            return f"setting {args[1]}" if stack().origin == rules.SOLUTION else None
+        return None
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == GUARD_EVENT:
+            violations.append(str(args[0]) if args else "")
+            return
+        me = threading.get_ident()
+        if me in busy or trusted_depth.get(me):
+            return
+        busy.add(me)
+        try:
+            reason = decide(event, args)
+        finally:
+            busy.discard(me)
+        if reason is not None:
+            refused.append(reason)
+            raise Refused(f"refused in the solution's process: {reason}")
+
+    @contextlib.contextmanager
+    def trust() -> Iterator[None]:
+        me = threading.get_ident()
+        busy.add(me)
+        try:
+            caller = classify.kind(sys._getframe(2).f_code.co_filename)  # skip trust(), contextmanager's __enter__
+        finally:
+            busy.discard(me)
+        if caller != rules.WORKER:
+            refused.append("trusted() entered from outside the worker")
+            raise Refused("trusted() is the worker's alone")
+        trusted_depth[me] = trusted_depth.get(me, 0) + 1
+        try:
+            yield
+        finally:
+            trusted_depth[me] -= 1
+
+    sys.addaudithook(hook)
+    _install_stubs()
+    return AuditCapability(lambda: (tuple(refused), tuple(violations)), trust)
+
+
+def _install_stubs() -> None:
+    """Replace calls Python does not audit with stubs that raise an audit event the hook refuses. A stub holds
+    only its event's name: nothing in its closure leads to the original or to the hook."""
+    import _thread
+    import ctypes
+    import signal
+
+    def stub(event: str) -> Callable[..., Any]:
+        def refuse(*args: Any, **kwargs: Any) -> Any:
+            sys.audit(event)  # the hook refuses and records it, unless the worker is trusted()
+            raise Refused(f"refused in the solution's process: {event}")
+
+        return refuse
+
+    _thread.start_new_thread = stub("_thread.start_new_thread")
+    threading._start_new_thread = _thread.start_new_thread  # type: ignore[attr-defined]
+    for name in ("setsid", "setpgrp", "setpgid"):
+        if hasattr(os, name):
+            setattr(os, name, stub(f"os.{name}"))
+    signal.signal = stub("signal.signal")
+    ctypes.memmove = stub("ctypes.memmove")  # type: ignore[assignment]
+    ctypes.memset = stub("ctypes.memset")  # type: ignore[assignment]
+
+
+def _plain(value: Any) -> str:
+    """A str or int as text without calling anything a solution could have overridden; other types by name."""
+    if type(value) is str:
+        return value
+    if type(value) is int:
+        return int.__repr__(value)
+    return f"<{type.__dict__['__name__'].__get__(type(value))}>"
+
+
+def describe_exception(exc: BaseException, solution_name: str) -> str:
+    """`Type: message (solution.py:LINE in FUNC: source)`, naming the innermost line of the solution's file. Runs
+    none of the solution's code (no __str__, no __repr__), so it is safe under the hook and needs no trusted()."""
+    name = type.__dict__["__name__"].__get__(type(exc))
+    message = ", ".join(_plain(a) for a in exc.args)
+    if isinstance(exc, OSError):  # errno and file name are plain data, and the part of the message that helps
+        filename = OSError.__dict__["filename"].__get__(exc)
+        message += f" [{_plain(filename)}]" if filename is not None else ""
+    where = ""
+    tb = BaseException.__dict__["__traceback__"].__get__(exc)
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if os.path.basename(code.co_filename) == solution_name:
+            line = linecache.getline(code.co_filename, tb.tb_lineno).strip()
+            where = f" ({solution_name}:{tb.tb_lineno} in {code.co_name}: {line})"
+        tb = tb.tb_next
+    return f"{name}: {message}{where}"

@@ -1,0 +1,111 @@
+"""The torch entry points that pop or disable the guard's modes, locked inside a guarded call; snapshots of the
+mode stacks and of torch's timing classes, for the guard's verify_intact().
+
+Locking replaces each entry point in torch._C with a stub that refuses while a guarded call runs unsuspended and
+calls the original otherwise, so torch's own code (outside calls, and Triton's launch path, which runs suspended) is
+unaffected. torch's modules bound the originals by name when they were imported, so the guard's own pushes and
+pops are untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+# (module, attribute): every way this torch offers to pop a mode, disable modes, or exclude the Python dispatch key.
+ENTRY_POINTS: tuple[tuple[Any, str], ...] = tuple(
+    (torch._C, name)
+    for name in (
+        "_set_dispatch_mode",
+        "_unset_dispatch_mode",
+        "_pop_torch_dispatch_stack",
+        "_pop_torch_function_stack",
+        "_DisableTorchDispatch",
+        "DisableTorchFunction",
+        "_ExcludeDispatchKeyGuard",
+        "_ForceDispatchKeyGuard",
+        "_dispatch_tls_set_dispatch_key_excluded",
+        "_dispatch_tls_set_dispatch_key_included",
+        "_DisablePythonDispatcher",
+        "_set_torch_function_mode",
+        "_unset_torch_function_mode",
+    )
+)
+# Not locked: the Python helpers of torch.overrides and torch.utils._python_dispatch (`_pop_mode`,
+# `_pop_mode_temporarily`, ...). torch's own handle_torch_function calls them by module global for every Python-level
+# torch function, so a stub there would refuse `x.split()`. A solution that pops through them leaves the stacks
+# changed, which verify_intact() reports after the call.
+# Classes whose methods decide a latency or a device's work: patched between calls, verify_intact notices.
+_WATCHED_CLASSES = ("Tensor", "_C.TensorBase", "cuda.Event", "cuda.Stream", "cuda.streams.Event")
+
+_pop_function = torch._C._pop_torch_function_stack
+_pop_dispatch = torch._C._pop_torch_dispatch_stack
+_len_function = torch._C._len_torch_function_stack
+_len_dispatch = torch._C._len_torch_dispatch_stack
+_function_at = torch._C._get_function_stack_at
+_dispatch_at = torch._C._get_dispatch_stack_at
+_exclude_set = torch._C._dispatch_tls_local_exclude_set
+_include_set = torch._C._dispatch_tls_local_include_set
+_stubs: dict[tuple[int, str], Any] = {}
+
+
+def _stub(original: Any, what: str, in_call: Callable[[], bool], refuse: Callable[[str], None]) -> Any:
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        if in_call():
+            refuse(what)
+        return original(*args, **kwargs)
+
+    locked.__name__ = getattr(original, "__name__", what)
+    return locked
+
+
+def lock(in_call: Callable[[], bool], refuse: Callable[[str], None]) -> None:
+    """Install the stubs once per process (later calls do nothing)."""
+    for module, name in ENTRY_POINTS:
+        key = (id(module), name)
+        original = getattr(module, name, None)
+        if key in _stubs or original is None:
+            continue
+        stub = _stub(original, f"{module.__name__}.{name}", in_call, refuse)
+        setattr(module, name, stub)
+        _stubs[key] = stub
+
+
+def _class_digest() -> tuple[Any, ...]:
+    digest = []
+    for dotted in _WATCHED_CLASSES:
+        obj: Any = torch
+        for part in dotted.split("."):
+            obj = getattr(obj, part, None)
+        if isinstance(obj, type):
+            digest.append((dotted, hash(tuple((k, id(v)) for k, v in vars(obj).items()))))
+    return tuple(digest)
+
+
+def snapshot() -> dict[str, Any]:
+    """The state verify_intact() compares: mode stacks by identity, dispatch-key TLS, locks, watched classes."""
+    locks = tuple(getattr(module, name, None) is _stubs.get((id(module), name)) for module, name in ENTRY_POINTS)
+    return {
+        "function modes": tuple(id(_function_at(i)) for i in range(_len_function())),
+        "dispatch modes": tuple(id(_dispatch_at(i)) for i in range(_len_dispatch())),
+        "dispatch keys": (repr(_exclude_set()), repr(_include_set())),
+        "torch function": (torch._C._is_torch_function_enabled(), torch._C._is_torch_function_all_disabled()),
+        "mode locks": locks,
+        "timing classes": _class_digest(),
+    }
+
+
+def difference(expected: dict[str, Any], now: dict[str, Any]) -> str | None:
+    """Which part of the state changed, or None."""
+    changed = [key for key in expected if expected[key] != now.get(key)]
+    return f"{', '.join(changed)} changed" if changed else None
+
+
+def restore(outside: dict[str, Any]) -> None:
+    """Pop whatever is above the stacks' depth before the call (after tampering, the guard's own exit cannot)."""
+    while _len_function() > len(outside["function modes"]):
+        _pop_function()
+    while _len_dispatch() > len(outside["dispatch modes"]):
+        _pop_dispatch(None)
