@@ -11,6 +11,10 @@ harness's GPU lock lets only one of them time at a moment, with nothing else of 
 suite.json is rewritten after every eval, so a run cut short keeps everything it finished; the next call
 with `--skip-done` and the earlier suite.json files goes on with the evals they lack (or got wrong), and
 `--merge` joins the parts into one run document.
+
+It exits 1 when any eval got the wrong verdict (an expert or a rung not correct, a wrong solution accepted or
+rejected for another reason than its `# expect:` line), after listing them: a GPU check that cannot fail
+proves nothing.
 """
 
 from __future__ import annotations
@@ -21,13 +25,16 @@ import shlex
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from workbench.cli import json_safe  # noqa: E402
 from workbench.harness import EvalOptions, evaluate  # noqa: E402
+from workbench.harness.result import EvalResult  # noqa: E402
 from workbench.harness.verdict import expected_verdict, verdicts  # noqa: E402
 from workbench.suite import (  # noqa: E402
     add_eval,
@@ -41,23 +48,56 @@ from workbench.suite import (  # noqa: E402
 from workbench.tasks import LADDER_RUNGS, load_task, project_root, task_names  # noqa: E402
 
 
-def wrong_table(names: list[str], jobs: int) -> list[str]:
+@dataclass(frozen=True)
+class Verdict:
+    """One eval's verdict beside the one it should get: "correct" for an expert or a rung, the `# expect:`
+    verdict for a wrong solution."""
+
+    label: str  # task/rung or task/file
+    expected: str
+    found: tuple[str, ...]
+    ok: bool
+
+
+def judge(label: str, expected: str | None, result: EvalResult) -> Verdict:
+    """Whether `result` is the verdict expected: a correct eval for "correct"; otherwise an incorrect one that
+    gives the expected reason (among others). A wrong solution without an `# expect:` line is never right."""
+    found = verdicts(result)
+    if expected == "correct":
+        ok = result.correct
+    else:
+        ok = expected is not None and expected in found and not result.correct
+    return Verdict(label, expected or "no '# expect:' line", tuple(sorted(found)), ok)
+
+
+def exit_status(judged: Sequence[Verdict]) -> int:
+    """1, after naming each of them, when any verdict is wrong; else 0."""
+    wrong = [v for v in judged if not v.ok]
+    for v in wrong:
+        print(f"WRONG VERDICT {v.label}: expected {v.expected}, got {', '.join(v.found)}", file=sys.stderr)
+    if wrong:
+        print(f"{len(wrong)} of {len(judged)} evals got the wrong verdict", file=sys.stderr)
+    return 1 if wrong else 0
+
+
+def wrong_table(names: list[str], jobs: int) -> tuple[list[str], list[Verdict]]:
+    """Every wrong solution of these tasks evaluated: the table's lines and the verdicts."""
     paths = [p for name in names for p in sorted((project_root() / "guidance" / name / "wrong").glob("*.py"))]
 
-    def one(path: Path) -> str:
+    def one(path: Path) -> Verdict:
         task = load_task(path.parent.parent.name)
         result = evaluate(task, path, EvalOptions(mode="cuda", seeds=2, timing={"budget_s": 0.5}))
-        found, expected = verdicts(result), expected_verdict(path)
-        ok = "yes" if expected in found and not result.correct else "NO"
-        print(f"wrong {task.name}/{path.name}: expected {expected}, got {sorted(found)}", flush=True)
-        return f"| {task.name}/{path.name} | {expected} | {', '.join(sorted(found))} | {ok} |"
+        verdict = judge(f"{task.name}/{path.name}", expected_verdict(path), result)
+        print(f"wrong {verdict.label}: expected {verdict.expected}, got {list(verdict.found)}", flush=True)
+        return verdict
 
     with ThreadPoolExecutor(jobs) as pool:
-        rows = list(pool.map(one, paths))
-    return ["| wrong solution | expected | verdict | ok |", "| --- | --- | --- | --- |", *rows]
+        judged = list(pool.map(one, paths))
+    rows = [f"| {v.label} | {v.expected} | {', '.join(v.found)} | {'yes' if v.ok else 'NO'} |" for v in judged]
+    return ["| wrong solution | expected | verdict | ok |", "| --- | --- | --- | --- |", *rows], judged
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--tasks", nargs="+")
@@ -73,7 +113,7 @@ def main() -> int:
     parser.add_argument("--skip-done", nargs="+", type=Path, default=[], metavar="SUITE_JSON", help=skip_help)
     merge_help = "measure nothing: merge these runs (later ones win) into OUT/suite.json and suite.md"
     parser.add_argument("--merge", nargs="+", type=Path, metavar="SUITE_JSON", help=merge_help)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.merge:
         merged = merge_documents([json.loads(p.read_text()) for p in args.merge])
@@ -81,17 +121,18 @@ def main() -> int:
         write_tables(args.out, [load_task(n) for n in task_names()])
         return 0
     names = args.tasks or task_names()
-    if not args.only_wrong:
-        run_suite(args, names)
+    judged = [] if args.only_wrong else run_suite(args, names, argv)
     if args.wrong or args.only_wrong:
-        lines = wrong_table(names, args.jobs)
+        lines, wrong = wrong_table(names, args.jobs)
         (args.out / "wrong.md").write_text("\n".join(lines) + "\n")
         print("\n".join(lines))
-    return 0
+        judged += wrong
+    return exit_status(judged)
 
 
-def run_suite(args: argparse.Namespace, names: list[str]) -> None:
-    command = "python benchmarks/suite_gpu.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+def run_suite(args: argparse.Namespace, names: list[str], argv: Sequence[str] | None = None) -> list[Verdict]:
+    """Every expert and rung asked for, evaluated and recorded; their verdicts (none for evals skipped as done)."""
+    command = "python benchmarks/suite_gpu.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     doc = new_run_document(time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), command)
     suite_json, lock = args.out / "suite.json", threading.Lock()
     tasks = [load_task(name) for name in names]
@@ -105,7 +146,8 @@ def run_suite(args: argparse.Namespace, names: list[str]) -> None:
     if done:
         print(f"{len(done)} evals already done in {', '.join(map(str, args.skip_done))}: {len(jobs)} to go", flush=True)
     if not jobs:
-        return  # nothing measured: no run document, which would otherwise count as the latest run
+        return []  # nothing measured: no run document, which would otherwise count as the latest run
+    judged: list[Verdict] = []
 
     def one(job: tuple) -> None:
         task, rung, path = job
@@ -116,6 +158,7 @@ def run_suite(args: argparse.Namespace, names: list[str]) -> None:
         with lock:
             add_eval(doc, task.name, rung, json_safe(result.to_dict()))
             suite_json.write_text(json.dumps(doc, indent=1))
+            judged.append(judge(f"{task.name}/{rung}", "correct", result))
         state = "correct" if result.correct else "NOT CORRECT"
         print(f"{task.name}/{rung}: {state} in {time.perf_counter() - started:.0f} s; "
               + "; ".join(w.summary() for w in result.workloads) + (f" error: {result.error}" if result.error else ""),
@@ -125,6 +168,7 @@ def run_suite(args: argparse.Namespace, names: list[str]) -> None:
         for future in [pool.submit(one, job) for job in jobs]:
             future.result()
     write_tables(args.out, tasks)
+    return judged
 
 
 def write_tables(out: Path, tasks: list) -> None:

@@ -45,6 +45,8 @@ def task_copy(tmp_path):
         ('name = "small"', 'name = "tiny"', "'workload.name'"),
         ('name = "scale_add"', 'name = "other"', "'name'"),
         ("[sol]", "[sol\n", "invalid TOML"),
+        ("[sol]", '[encodings]\nnot_an_output = "float8_e4m3fn"\n\n[sol]', "'encodings.not_an_output'"),
+        ("[sol]", '[encodings]\nout = "int8"\n\n[sol]', "'encodings.out'"),
     ],
 )
 def test_malformed_toml_names_file_and_field(task_copy, old, new, field):
@@ -78,3 +80,66 @@ def test_cli_reports_a_malformed_task_in_one_line(task_copy):
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0
     assert "missing field 'workload[0].seed'" in proc.stderr and str(toml) in proc.stderr
+
+
+HIDDEN = """[[hidden]]
+name = "odd"
+seed = 7
+interpret = true
+note = "an odd length"
+n = 1001
+dtype = "float32"
+"""
+
+
+def _with_hidden(root, text):
+    (root / "guidance" / "scale_add" / "hidden.toml").write_text(text)
+    return load_task("scale_add", root)
+
+
+def test_hidden_workloads_load_from_guidance_and_stay_out_of_visible_lookups(task_copy):
+    root, _ = task_copy
+    assert load_task("scale_add", root).hidden == ()  # no hidden.toml: nothing hidden
+    task = _with_hidden(root, HIDDEN)
+    [odd] = task.hidden
+    assert odd.hidden and odd.params == {"n": 1001, "dtype": "float32"} and odd.interpret
+    assert not any(w.hidden for w in task.workloads)
+    assert "odd" not in {w.name for w in task.workloads}
+    with pytest.raises(TaskFormatError, match="no workload 'odd'"):
+        task.workload("odd")
+    assert task.any_workload("odd") is odd
+    assert task.any_workload("tiny") is task.workload("tiny")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("seed = 7\n", 'seed = "seven"\n', "'hidden[0].seed'"),
+        ('name = "odd"', 'name = "tiny"', "'hidden.name'"),  # a visible workload's name
+        ('dtype = "float32"', 'dtype = "float31"', "'hidden[0].dtype'"),
+        ("n = 1001", "m = 1001", "'hidden[0].m'"),  # a misspelt parameter
+        ("n = 1001", 'n = "x"', "'sol.bytes'"),  # a formula that does not evaluate on it
+        ("[[hidden]]", "[[workload]]", "'workload'"),  # visible workloads do not belong in guidance/
+        ("[[hidden]]", "[[hidden]", "invalid TOML"),
+    ],
+)
+def test_malformed_hidden_toml_names_file_and_field(task_copy, old, new, field):
+    root, _ = task_copy
+    assert old in HIDDEN
+    hidden_toml = root / "guidance" / "scale_add" / "hidden.toml"
+    with pytest.raises(TaskFormatError) as err:
+        _with_hidden(root, HIDDEN.replace(old, new, 1))
+    message = str(err.value)
+    assert str(hidden_toml) in message and field in message
+    assert "\n" not in message
+
+
+def test_an_empty_hidden_toml_is_an_error(task_copy):
+    root, _ = task_copy
+    with pytest.raises(TaskFormatError, match=r"hidden\.toml: field 'hidden' needs at least one"):
+        _with_hidden(root, "# nothing yet\n")
+
+
+def test_an_fp8_task_declares_its_bit_pattern_output_as_encoded():
+    task = load_task("fp8_rowwise_quant")
+    assert task.encodings == {"q": "float8_e4m3fn"} and "float8_e4m3fn" in task.tolerance

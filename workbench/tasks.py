@@ -1,18 +1,20 @@
-"""Task and guidance loading: parses task.toml, checks every field, and finds the files of a task."""
+"""Task and guidance loading: parses task.toml and guidance/<name>/hidden.toml, checks each field, finds the files."""
 
 from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from workbench.formulas import ITEMSIZES, FormulaError, check_formula, evaluate_formula
+from workbench.formulas import ITEMSIZES, check_formula, evaluate_formula
 
 TASK_FILES = ("task.toml", "task.md", "inputs.py", "reference.py", "solution.py")
+HIDDEN_FILE = "hidden.toml"  # under guidance/<name>/: correctness-only workloads the agent never sees
 _WORKLOAD_META = ("name", "seed", "interpret", "note")
 _DTYPES = set(ITEMSIZES)
+ENCODED_DTYPES = {"float8_e4m3fn", "float8_e5m2"}
 
 
 # A design ladder's rungs below the expert: no guidance, then L1, then L1 and L2 (docs/task-format.md).
@@ -36,6 +38,7 @@ class Workload:
     interpret: bool
     params: dict[str, Any]
     note: str = ""
+    hidden: bool = False  # declared in guidance/<name>/hidden.toml: checked on submit, never shown or timed
 
     def describe(self) -> str:
         """Parameters as `key=value` pairs, for listings."""
@@ -57,12 +60,24 @@ class Task:
     sol_flops: str
     workloads: tuple[Workload, ...]
     guidance_path: Path | None = field(default=None)
+    # correctness-only variations from guidance/<name>/hidden.toml; empty when there is no guidance folder
+    hidden: tuple[Workload, ...] = field(default=())
+    # output name -> the float dtype its integer bits encode (fp8 returned as uint8): compared as decoded values
+    encodings: dict[str, str] = field(default_factory=dict)
 
     def file(self, name: str) -> Path:
         return self.path / name
 
     def workload(self, name: str) -> Workload:
-        for workload in self.workloads:
+        """A visible workload by name; hidden ones are not found here, so nothing agent-facing can name one."""
+        return self._find(name, self.workloads)
+
+    def any_workload(self, name: str) -> Workload:
+        """A visible or hidden workload by name (for the trusted side, e.g. a submit that checks hidden shapes)."""
+        return self._find(name, (*self.workloads, *self.hidden))
+
+    def _find(self, name: str, among: tuple[Workload, ...]) -> Workload:
+        for workload in among:
             if workload.name == name:
                 return workload
         known = ", ".join(w.name for w in self.workloads)
@@ -124,7 +139,36 @@ def load_task(name_or_path: str | Path, root: Path | None = None) -> Task:
     except tomllib.TOMLDecodeError as exc:
         raise TaskFormatError(f"{toml_path}: invalid TOML: {exc}") from None
     guidance = root / "guidance" / folder.name
-    return _parse_task(data, folder, toml_path, guidance if guidance.is_dir() else None)
+    task = _parse_task(data, folder, toml_path, guidance if guidance.is_dir() else None)
+    if task.guidance_path is None or not (task.guidance_path / HIDDEN_FILE).is_file():
+        return task
+    return replace(task, hidden=_parse_hidden(task, task.guidance_path / HIDDEN_FILE))
+
+
+def _parse_hidden(task: Task, where: Path) -> tuple[Workload, ...]:
+    """The [[hidden]] tables of a hidden.toml: the fields of a [[workload]], checked the same way."""
+    try:
+        data = tomllib.loads(where.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise TaskFormatError(f"{where}: invalid TOML: {exc}") from None
+    unknown = sorted(set(data) - {"hidden"})
+    if unknown:
+        raise TaskFormatError(f"{where}: field {unknown[0]!r} is not allowed (only [[hidden]] tables)")
+    hidden = tuple(
+        replace(_parse_workload(i, w, where, "hidden"), hidden=True) for i, w in enumerate(_list(data, "hidden", where))
+    )
+    if not hidden:
+        raise TaskFormatError(f"{where}: field 'hidden' needs at least one [[hidden]]")
+    known = {key for w in task.workloads for key in w.params}
+    for i, workload in enumerate(hidden):
+        typo = sorted(set(workload.params) - known)
+        if typo:  # a misspelt parameter would silently fall back to make_inputs' default
+            raise TaskFormatError(f"{where}: field 'hidden[{i}].{typo[0]}' is no parameter of a visible workload")
+    names = [w.name for w in (*task.workloads, *hidden)]
+    if len(set(names)) != len(names):
+        raise TaskFormatError(f"{where}: field 'hidden.name' repeats a name (visible ones included): {names}")
+    _check_sol(task.sol_bytes, task.sol_flops, hidden, where)
+    return hidden
 
 
 def _parse_task(data: dict[str, Any], folder: Path, where: Path, guidance: Path | None) -> Task:
@@ -147,22 +191,24 @@ def _parse_task(data: dict[str, Any], folder: Path, where: Path, guidance: Path 
     names = [w.name for w in workloads]
     if len(set(names)) != len(names):
         raise TaskFormatError(f"{where}: field 'workload.name' repeats a name: {names}")
+    outputs = tuple(_string_list(data, "outputs", where, required=True))
+    encodings = {}
+    for output, encoded in (data.get("encodings") or {}).items():
+        if output not in outputs:
+            raise TaskFormatError(f"{where}: field 'encodings.{output}' names no output (outputs: {list(outputs)})")
+        if encoded not in ENCODED_DTYPES:
+            raise TaskFormatError(f"{where}: field 'encodings.{output}' must be one of {sorted(ENCODED_DTYPES)}")
+        encodings[output] = encoded
     sol = _table(data, "sol", where)
     sol_bytes = _field(sol, "bytes", str, where, "sol.")
     sol_flops = _field(sol, "flops", str, where, "sol.")
-    for workload in workloads:
-        for key, formula in (("bytes", sol_bytes), ("flops", sol_flops)):
-            try:
-                check_formula(formula, set(workload.params))
-                evaluate_formula(formula, workload.params)
-            except (FormulaError, ArithmeticError, TypeError) as exc:
-                raise TaskFormatError(f"{where}: field 'sol.{key}' on workload {workload.name!r}: {exc}") from None
+    _check_sol(sol_bytes, sol_flops, workloads, where)
     return Task(
         name=name,
         title=_field(data, "title", str, where),
         summary=_field(data, "summary", str, where),
         path=folder,
-        outputs=tuple(_string_list(data, "outputs", where, required=True)),
+        outputs=outputs,
         requirements=tuple(_string_list(requirements, "text", where, "requirements.")),
         forbidden_calls=tuple(_string_list(requirements, "forbidden_calls", where, "requirements.")),
         allowed_torch_ops=tuple(_string_list(requirements, "allowed_torch_ops", where, "requirements.")),
@@ -171,11 +217,23 @@ def _parse_task(data: dict[str, Any], folder: Path, where: Path, guidance: Path 
         sol_flops=sol_flops,
         workloads=workloads,
         guidance_path=guidance,
+        encodings=encodings,
     )
 
 
-def _parse_workload(index: int, raw: Any, where: Path) -> Workload:
-    prefix = f"workload[{index}]."
+def _check_sol(sol_bytes: str, sol_flops: str, workloads: tuple[Workload, ...], where: Path) -> None:
+    """Every [sol] formula must evaluate on every workload, hidden ones too (a result reports SOL for each)."""
+    for workload in workloads:
+        for key, formula in (("bytes", sol_bytes), ("flops", sol_flops)):
+            try:
+                check_formula(formula, set(workload.params))
+                evaluate_formula(formula, workload.params)
+            except (ValueError, ArithmeticError, TypeError) as exc:  # FormulaError, or a string where a number goes
+                raise TaskFormatError(f"{where}: field 'sol.{key}' on workload {workload.name!r}: {exc}") from None
+
+
+def _parse_workload(index: int, raw: Any, where: Path, table: str = "workload") -> Workload:
+    prefix = f"{table}[{index}]."
     if not isinstance(raw, dict):
         raise TaskFormatError(f"{where}: field '{prefix[:-1]}' must be a table")
     params = {k: v for k, v in raw.items() if k not in _WORKLOAD_META}

@@ -11,13 +11,13 @@ import torch
 def make_inputs(params: dict, seed: int, device) -> tuple:
     B, H, T, D = (int(params[key]) for key in ("batch", "heads", "seq_len", "head_dim"))
     dtype = getattr(torch, params.get("dtype", "bfloat16"))
-    gen = torch.Generator(device="cpu").manual_seed(seed)
+    gen = torch.Generator(device=device).manual_seed(seed)
 
     def unit_rows() -> torch.Tensor:
-        x = torch.randn(B, H, T, D, generator=gen, dtype=torch.float32)
+        x = torch.randn(B, H, T, D, generator=gen, device=device, dtype=torch.float32)
         return x / x.norm(dim=-1, keepdim=True)
 
     q = unit_rows().to(dtype)
     k = unit_rows().to(dtype)
-    v = torch.randn(B, H, T, D, generator=gen, dtype=torch.float32).to(dtype)
-    return q.contiguous().to(device), k.contiguous().to(device), v.contiguous().to(device)
+    v = torch.randn(B, H, T, D, generator=gen, device=device, dtype=torch.float32).to(dtype)
+    return q.contiguous(), k.contiguous(), v.contiguous()

@@ -19,21 +19,18 @@ def make_inputs(params: dict, seed: int, device) -> tuple:
     dtype = getattr(torch, params.get("dtype", "bfloat16"))
     ignore_frac = float(params.get("ignore_frac", 0.0625))
 
-    g = torch.Generator(device="cpu").manual_seed(seed)
-    logits = torch.randn(rows, vocab, generator=g, dtype=torch.float32)
-    logits.mul_(2.5).add_(2.0 * torch.randn(rows, 1, generator=g))
+    g = torch.Generator(device=device).manual_seed(seed)
+    logits = torch.randn(rows, vocab, generator=g, device=device, dtype=torch.float32)
+    logits.mul_(2.5).add_(2.0 * torch.randn(rows, 1, generator=g, device=device))
 
-    targets = torch.randint(0, vocab, (rows,), generator=g, dtype=torch.int64)
-    confident = torch.rand(rows, generator=g) < 0.5
-    boost = 6.0 + 10.0 * torch.rand(rows, generator=g)
-    row_idx = torch.arange(rows)
-    logits[row_idx, targets] += torch.where(confident, boost, torch.zeros(()))
+    targets = torch.randint(0, vocab, (rows,), generator=g, device=device, dtype=torch.int64)
+    confident = torch.rand(rows, generator=g, device=device) < 0.5
+    boost = 6.0 + 10.0 * torch.rand(rows, generator=g, device=device)
+    row_idx = torch.arange(rows, device=device)
+    logits[row_idx, targets] += torch.where(confident, boost, 0.0)
 
-    ignored = torch.rand(rows, generator=g) < ignore_frac
+    ignored = torch.rand(rows, generator=g, device=device) < ignore_frac
     if rows >= 2:
         ignored[-1] = True
     targets[ignored] = IGNORE_INDEX
-
-    logits = logits.to(dtype).contiguous().to(device)
-    targets = targets.contiguous().to(device)
-    return logits, targets
+    return logits.to(dtype).contiguous(), targets.contiguous()

@@ -18,10 +18,11 @@ _HASH = 2654435761  # prime: coprime to every K used
 def _lengths(m: int, nnz: int, sigma: float, min_deg: int, gen: torch.Generator) -> torch.Tensor:
     spare = nnz - min_deg * m
     assert spare >= 0
-    w = torch.exp(sigma * torch.randn(m, generator=gen, dtype=torch.float64))
+    device = gen.device
+    w = torch.exp(sigma * torch.randn(m, generator=gen, device=device, dtype=torch.float64))
     lengths = min_deg + torch.floor(w / w.sum() * spare).to(torch.int64)
     short = nnz - int(lengths.sum())  # 0 <= short < m
-    lengths[torch.randperm(m, generator=gen)[:short]] += 1
+    lengths[torch.randperm(m, generator=gen, device=device)[:short]] += 1
     return lengths
 
 
@@ -35,22 +36,17 @@ def make_inputs(params: dict, seed: int, device) -> tuple:
     index_dtype = getattr(torch, params.get("index_dtype", "int32"))
     assert k % _HASH != 0
 
-    gen = torch.Generator(device="cpu").manual_seed(seed)
+    gen = torch.Generator(device=device).manual_seed(seed)
     lengths = _lengths(m, nnz, sigma, min_deg, gen)
-    row_ptr = torch.zeros(m + 1, dtype=torch.int64)
+    row_ptr = torch.zeros(m + 1, dtype=torch.int64, device=device)
     row_ptr[1:] = torch.cumsum(lengths, 0)
-    hot = torch.floor(k * torch.rand(nnz, generator=gen) ** 2).to(torch.int64).clamp_(max=k - 1)
+    hot = torch.floor(k * torch.rand(nnz, generator=gen, device=device) ** 2).to(torch.int64).clamp_(max=k - 1)
     col_idx = (hot * _HASH + 7919) % k
     # canonical CSR: sort the columns within each row
-    row_of = torch.repeat_interleave(torch.arange(m, dtype=torch.int64), lengths)
+    row_of = torch.repeat_interleave(torch.arange(m, dtype=torch.int64, device=device), lengths, output_size=nnz)
     col_idx = torch.sort(row_of * k + col_idx).values % k
     deg_col = torch.bincount(col_idx, minlength=k).clamp_(min=1).to(torch.float32)
-    deg_row = lengths.clamp(min=1).to(torch.float32).repeat_interleave(lengths)
+    deg_row = lengths.clamp(min=1).to(torch.float32).repeat_interleave(lengths, output_size=nnz)
     values = torch.rsqrt(deg_row * deg_col[col_idx])
-    x = torch.randn(k, n, generator=gen, dtype=torch.float32)
-    return (
-        row_ptr.to(index_dtype).contiguous().to(device),
-        col_idx.to(index_dtype).contiguous().to(device),
-        values.contiguous().to(device),
-        x.contiguous().to(device),
-    )
+    x = torch.randn(k, n, generator=gen, device=device, dtype=torch.float32)
+    return row_ptr.to(index_dtype).contiguous(), col_idx.to(index_dtype).contiguous(), values.contiguous(), x

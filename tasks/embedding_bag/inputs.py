@@ -15,10 +15,10 @@ _HASH = 2654435761  # prime, coprime to every table size used
 def _lengths(num_bags: int, nnz: int, min_bag: int, gen: torch.Generator) -> torch.Tensor:
     spare = nnz - min_bag * num_bags
     assert spare >= 0
-    w = torch.rand(num_bags, generator=gen, dtype=torch.float64)
+    w = torch.rand(num_bags, generator=gen, device=gen.device, dtype=torch.float64)
     lengths = min_bag + torch.floor(w / w.sum() * spare).to(torch.int64)
     short = nnz - int(lengths.sum())  # 0 <= short < num_bags
-    lengths[torch.randperm(num_bags, generator=gen)[:short]] += 1
+    lengths[torch.randperm(num_bags, generator=gen, device=gen.device)[:short]] += 1
     return lengths
 
 
@@ -32,16 +32,12 @@ def make_inputs(params: dict, seed: int, device) -> tuple:
     dtype = getattr(torch, params.get("dtype", "float32"))
     assert mode in ("sum", "mean") and num_rows % _HASH != 0
 
-    gen = torch.Generator(device="cpu").manual_seed(seed)
-    weight = (torch.rand(num_rows, dim, generator=gen) * 0.2 - 0.1).to(dtype)
+    gen = torch.Generator(device=device).manual_seed(seed)
+    weight = (torch.rand(num_rows, dim, generator=gen, device=device) * 0.2 - 0.1).to(dtype)
     lengths = _lengths(num_bags, nnz, min_bag, gen)
-    offsets = torch.zeros(num_bags + 1, dtype=torch.int64)
+    offsets = torch.zeros(num_bags + 1, dtype=torch.int64, device=device)
     offsets[1:] = torch.cumsum(lengths, 0)
-    hot = torch.floor(num_rows * torch.rand(nnz, generator=gen, dtype=torch.float64) ** 3).to(torch.int64)
+    u = torch.rand(nnz, generator=gen, device=device, dtype=torch.float64)
+    hot = torch.floor(num_rows * u**3).to(torch.int64)
     indices = (hot.clamp_(max=num_rows - 1) * _HASH + 12345) % num_rows
-    return (
-        weight.contiguous().to(device),
-        indices.contiguous().to(device),
-        offsets.contiguous().to(device),
-        mode,
-    )
+    return weight.contiguous(), indices.contiguous(), offsets, mode

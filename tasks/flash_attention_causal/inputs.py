@@ -21,26 +21,29 @@ import torch
 def make_inputs(params: dict, seed: int, device) -> tuple:
     B, H, S, D = (int(params[k]) for k in ("batch", "heads", "seq_len", "head_dim"))
     dtype = getattr(torch, params["dtype"])
-    g = torch.Generator(device="cpu").manual_seed(seed)
+    g = torch.Generator(device=device).manual_seed(seed)
 
-    q = 0.8 * torch.randn(B, H, S, D, generator=g)
-    k = torch.randn(B, H, S, D, generator=g)
-    v = torch.randn(B, H, S, D, generator=g) + 0.5 * torch.randn(1, H, 1, D, generator=g)
+    def randn(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=g, device=device)
+
+    q = 0.8 * randn(B, H, S, D)
+    k = randn(B, H, S, D)
+    v = randn(B, H, S, D) + 0.5 * randn(1, H, 1, D)
 
     # Relative-position term on the first D/4 dims: cos/sin pairs, periods from ~50 to ~13000 positions.
     n_pairs = D // 8
-    pos = torch.arange(S, dtype=torch.float32)[:, None]
-    freqs = 0.125 * (1.0 / 256.0) ** (torch.arange(n_pairs, dtype=torch.float32) / max(n_pairs - 1, 1))
+    pos = torch.arange(S, dtype=torch.float32, device=device)[:, None]
+    freqs = 0.125 * (1.0 / 256.0) ** (torch.arange(n_pairs, dtype=torch.float32, device=device) / max(n_pairs - 1, 1))
     angle = pos * freqs[None, :]
-    strength = 1.2 * torch.rand(1, H, 1, 1, generator=g)  # some heads are more local than others
+    strength = 1.2 * torch.rand(1, H, 1, 1, generator=g, device=device)  # some heads are more local than others
     rel = torch.cat([angle.cos(), angle.sin()], dim=-1) * math.sqrt(D / n_pairs)  # [S, D/4]
     q[..., : 2 * n_pairs] += strength * rel
     k[..., : 2 * n_pairs] += rel
 
     # Attention sink: key 0 points along a direction u that every query leans towards.
-    u = torch.randn(1, H, 1, D, generator=g)
+    u = randn(1, H, 1, D)
     u = u / u.norm(dim=-1, keepdim=True)
     q += 1.5 * u
     k[:, :, 0, :] += 4.0 * math.sqrt(D) * u[:, :, 0, :] / 1.5
 
-    return tuple(t.to(dtype).contiguous().to(device) for t in (q, k, v))
+    return tuple(t.to(dtype).contiguous() for t in (q, k, v))

@@ -11,10 +11,10 @@ _ZERO_ROW_EVERY = 97  # roughly 1% of the rows are padding
 def make_inputs(params: dict, seed: int, device) -> tuple:
     M, N = int(params["M"]), int(params["N"])
     dtype = getattr(torch, params["dtype"])
-    g = torch.Generator(device="cpu").manual_seed(seed)
-    x = torch.randn(M, N, generator=g)
-    x.mul_(torch.exp(1.2 * torch.randn(M, 1, generator=g)))  # per-token scale, ~0.03 to ~30
-    channels = torch.randint(0, N, (_OUTLIER_CHANNELS,), generator=g)
+    g = torch.Generator(device=device).manual_seed(seed)
+    x = torch.randn(M, N, generator=g, device=device)
+    x.mul_(torch.exp(1.2 * torch.randn(M, 1, generator=g, device=device)))  # per-token scale, ~0.03 to ~30
+    channels = torch.randint(0, N, (_OUTLIER_CHANNELS,), generator=g, device=device)
     x[:, channels] *= 20.0
     x[seed % _ZERO_ROW_EVERY :: _ZERO_ROW_EVERY] = 0.0
-    return (x.to(dtype).contiguous().to(device),)
+    return (x.to(dtype).contiguous(),)

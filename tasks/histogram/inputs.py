@@ -18,9 +18,9 @@ _REGION = 4096
 
 def _image(n: int, bins: int, gen: torch.Generator) -> torch.Tensor:
     n_regions = (n + _REGION - 1) // _REGION
-    mean = torch.rand(n_regions, generator=gen) * bins
-    spread = (0.005 + 0.05 * torch.rand(n_regions, generator=gen)) * bins
-    x = torch.randn(n, generator=gen)
+    mean = torch.rand(n_regions, generator=gen, device=gen.device) * bins
+    spread = (0.005 + 0.05 * torch.rand(n_regions, generator=gen, device=gen.device)) * bins
+    x = torch.randn(n, generator=gen, device=gen.device)
     x.mul_(spread.repeat_interleave(_REGION)[:n]).add_(mean.repeat_interleave(_REGION)[:n])
     return x.round_().clamp_(0, bins - 1).to(torch.int64)
 
@@ -29,11 +29,11 @@ def _zipf(n: int, bins: int, gen: torch.Generator) -> torch.Tensor:
     # inverse CDF of the continuous density ~ (r + q)^-s on [0, bins), floored to a rank
     q, s = 2.7, 1.07
     lo, hi = q ** (1.0 - s), (bins + q) ** (1.0 - s)
-    u = torch.rand(n, generator=gen)  # fp32 is ample: ranks < 2^17
+    u = torch.rand(n, generator=gen, device=gen.device)  # fp32 is ample: ranks < 2^17
     rank = (lo + u * (hi - lo)).pow_(1.0 / (1.0 - s)).sub_(q).floor_().clamp_(0, bins - 1).to(torch.int64)
     # id of each rank: sort the ranks by a jittered key (each rank moves by a factor of ~e^+-0.5)
-    key = (torch.arange(bins, dtype=torch.float64) + 1.0) * torch.exp(
-        0.5 * torch.randn(bins, generator=gen, dtype=torch.float64)
+    key = (torch.arange(bins, dtype=torch.float64, device=gen.device) + 1.0) * torch.exp(
+        0.5 * torch.randn(bins, generator=gen, device=gen.device, dtype=torch.float64)
     )
     id_of_rank = torch.argsort(torch.argsort(key))
     return id_of_rank[rank]
@@ -47,6 +47,6 @@ def make_inputs(params: dict, seed: int, device) -> tuple:
     assert dtype in (torch.uint8, torch.int32) and bins >= 1
     assert dtype != torch.uint8 or bins <= 256
 
-    gen = torch.Generator(device="cpu").manual_seed(seed)
+    gen = torch.Generator(device=device).manual_seed(seed)
     x = _image(n, bins, gen) if dist == "image" else _zipf(n, bins, gen)
-    return x.to(dtype).contiguous().to(device), bins
+    return x.to(dtype).contiguous(), bins

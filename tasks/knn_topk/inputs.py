@@ -19,8 +19,8 @@ _RANGES = {"sift": (0.0, 255.0), "sq": (-63.0, 63.0)}
 
 
 def _draw(n: int, centres: torch.Tensor, spread: float, lo: float, hi: float, g: torch.Generator) -> torch.Tensor:
-    which = torch.randint(0, centres.shape[0], (n,), generator=g)
-    x = centres[which] + spread * torch.randn(n, centres.shape[1], generator=g)
+    which = torch.randint(0, centres.shape[0], (n,), generator=g, device=g.device)
+    x = centres[which] + spread * torch.randn(n, centres.shape[1], generator=g, device=g.device)
     return x.round_().clamp_(lo, hi)
 
 
@@ -28,26 +28,23 @@ def make_inputs(params: dict, seed: int, device) -> tuple:
     M, N, D, k = int(params["M"]), int(params["N"]), int(params["D"]), int(params["k"])
     dtype = getattr(torch, params["dtype"])
     lo, hi = _RANGES[params["kind"]]
-    g = torch.Generator(device="cpu").manual_seed(seed)
+    g = torch.Generator(device=device).manual_seed(seed)
 
     if params["kind"] == "sift":  # non-negative, skewed: many small bins, a few large ones
-        centres = 60.0 * torch.rand(_CLUSTERS, D, generator=g) ** 2
+        centres = 60.0 * torch.rand(_CLUSTERS, D, generator=g, device=device) ** 2
         spread = 12.0
     else:
-        centres = 18.0 * torch.randn(_CLUSTERS, D, generator=g)
+        centres = 18.0 * torch.randn(_CLUSTERS, D, generator=g, device=device)
         spread = 8.0
     keys = _draw(N, centres, spread, lo, hi, g)
-    dup = torch.randperm(N, generator=g)[: max(1, N // 100)]
-    keys[dup] = keys[torch.randint(0, N, (dup.numel(),), generator=g)]
+    dup = torch.randperm(N, generator=g, device=device)[: max(1, N // 100)]
+    keys[dup] = keys[torch.randint(0, N, (dup.numel(),), generator=g, device=device)]
 
     queries = _draw(M, centres, spread, lo, hi, g)
-    near = torch.rand(M, generator=g) < 0.5
-    src = keys[torch.randint(0, N, (M,), generator=g)]
-    noisy = (src + 2.0 * torch.randn(M, D, generator=g)).round_().clamp_(lo, hi)
+    near = torch.rand(M, generator=g, device=device) < 0.5
+    src = keys[torch.randint(0, N, (M,), generator=g, device=device)]
+    noisy = (src + 2.0 * torch.randn(M, D, generator=g, device=device)).round_().clamp_(lo, hi)
     queries = torch.where(near[:, None], noisy, queries)
-    exact = torch.rand(M, generator=g) < 0.05
+    exact = torch.rand(M, generator=g, device=device) < 0.05
     queries = torch.where(exact[:, None], src, queries)
-
-    queries = queries.to(dtype).contiguous().to(device)
-    keys = keys.to(dtype).contiguous().to(device)
-    return queries, keys, k
+    return queries.to(dtype).contiguous(), keys.to(dtype).contiguous(), k

@@ -16,16 +16,20 @@ def make_inputs(params: dict, seed: int, device) -> tuple:
     hidden = int(params["hidden"])
     dtype = getattr(torch, params.get("dtype", "bfloat16"))
 
-    gen = torch.Generator(device="cpu").manual_seed(seed)
-    x = torch.randn(rows, hidden, generator=gen, dtype=torch.float32)
+    gen = torch.Generator(device=device).manual_seed(seed)
+
+    def randn(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=gen, device=device, dtype=torch.float32)
+
+    x = randn(rows, hidden)
     n_outliers = max(1, hidden // 1024)
-    x[:, torch.randperm(hidden, generator=gen)[:n_outliers]] *= 10.0
-    x = x * (0.5 + torch.rand(rows, 1, generator=gen)) + 0.3 * torch.randn(rows, 1, generator=gen)
+    x[:, torch.randperm(hidden, generator=gen, device=device)[:n_outliers]] *= 10.0
+    x = x * (0.5 + torch.rand(rows, 1, generator=gen, device=device)) + 0.3 * randn(rows, 1)
     x = x.to(dtype)
-    dy = torch.randn(rows, hidden, generator=gen, dtype=torch.float32).to(dtype)
-    weight = 1.0 + 0.2 * torch.randn(hidden, generator=gen, dtype=torch.float32)
+    dy = randn(rows, hidden).to(dtype)
+    weight = 1.0 + 0.2 * randn(hidden)
 
     xf = x.float()
     mean = xf.mean(dim=1)
     rstd = torch.rsqrt(xf.var(dim=1, unbiased=False) + EPS)
-    return tuple(t.contiguous().to(device) for t in (x, dy, weight, mean, rstd))
+    return tuple(t.contiguous() for t in (x, dy, weight, mean, rstd))

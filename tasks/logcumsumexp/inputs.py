@@ -14,9 +14,9 @@ def make_inputs(params: dict, seed: int, device) -> tuple:
     rows, length = int(params["rows"]), int(params["length"])
     offset_std = float(params["offset_std"])
     dtype = getattr(torch, params["dtype"])
-    g = torch.Generator(device="cpu").manual_seed(seed)
-    offsets = offset_std * torch.randn(rows, 1, generator=g)
+    g = torch.Generator(device=device).manual_seed(seed)
+    offsets = offset_std * torch.randn(rows, 1, generator=g, device=device)
     if offset_std > 0 and rows >= 2:
         offsets[0], offsets[1] = 2.5 * offset_std, -2.5 * offset_std
-    x = offsets + 2.5 * torch.randn(rows, length, generator=g)
-    return (x.to(dtype).contiguous().to(device),)
+    x = offsets + 2.5 * torch.randn(rows, length, generator=g, device=device)
+    return (x.to(dtype).contiguous(),)

@@ -13,9 +13,9 @@ import torch
 
 
 def _expert_counts(T: int, E: int, skew: float, empty: int, gen: torch.Generator) -> torch.Tensor:
-    popularity = torch.exp(skew * torch.randn(E, generator=gen))
+    popularity = torch.exp(skew * torch.randn(E, generator=gen, device=gen.device))
     if empty:
-        popularity[torch.randperm(E, generator=gen)[:empty]] = 0.0
+        popularity[torch.randperm(E, generator=gen, device=gen.device)[:empty]] = 0.0
     choice = torch.multinomial(popularity / popularity.sum(), T, replacement=True, generator=gen)
     return torch.bincount(choice, minlength=E)
 
@@ -26,16 +26,15 @@ def make_inputs(params: dict, seed: int, device) -> tuple:
     empty = int(params.get("empty_experts", 0))
     dtype = getattr(torch, params.get("dtype", "bfloat16"))
 
-    gen = torch.Generator(device="cpu").manual_seed(seed)
+    gen = torch.Generator(device=device).manual_seed(seed)
     counts = _expert_counts(T, E, skew, empty, gen)
-    offsets = torch.zeros(E + 1, dtype=torch.int32)
+    offsets = torch.zeros(E + 1, dtype=torch.int32, device=device)
     offsets[1:] = torch.cumsum(counts, 0).to(torch.int32)
 
-    # The weights are up to 1.9 GB: draw them on the target device, one expert at a time, in the storage dtype.
-    dev_gen = torch.Generator(device=device).manual_seed(seed)
-    x = torch.randn(T, K, generator=dev_gen, device=device, dtype=torch.float32).to(dtype)
+    # The weights are up to 1.9 GB: drawn one expert at a time, in the storage dtype (no fp32 copy of them all).
+    x = torch.randn(T, K, generator=gen, device=device, dtype=torch.float32).to(dtype)
     w = torch.empty(E, K, N, device=device, dtype=dtype)
     scale = 1.0 / math.sqrt(K)
     for e in range(E):
-        w[e] = (torch.randn(K, N, generator=dev_gen, device=device, dtype=torch.float32) * scale).to(dtype)
-    return x, w, offsets.to(device)
+        w[e] = (torch.randn(K, N, generator=gen, device=device, dtype=torch.float32) * scale).to(dtype)
+    return x, w, offsets

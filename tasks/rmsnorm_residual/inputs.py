@@ -15,16 +15,12 @@ def make_inputs(params: dict, seed: int, device) -> tuple:
     hidden = int(params["hidden"])
     dtype = getattr(torch, params.get("dtype", "bfloat16"))
 
-    gen = torch.Generator(device="cpu").manual_seed(seed)
-    residual = torch.randn(rows, hidden, generator=gen, dtype=torch.float32)
+    gen = torch.Generator(device=device).manual_seed(seed)
+    residual = torch.randn(rows, hidden, generator=gen, device=device, dtype=torch.float32)
     # a handful of outlier channels, the same in every row, as in real residual streams
     n_outliers = max(1, hidden // 1024)
-    outlier_cols = torch.randperm(hidden, generator=gen)[:n_outliers]
+    outlier_cols = torch.randperm(hidden, generator=gen, device=device)[:n_outliers]
     residual[:, outlier_cols] *= 20.0
-    x = 0.5 * torch.randn(rows, hidden, generator=gen, dtype=torch.float32)
-    weight = 1.0 + 0.25 * torch.randn(hidden, generator=gen, dtype=torch.float32)
-
-    x = x.to(dtype).contiguous().to(device)
-    residual = residual.to(dtype).contiguous().to(device)
-    weight = weight.to(dtype).contiguous().to(device)
-    return x, residual, weight, EPS
+    x = 0.5 * torch.randn(rows, hidden, generator=gen, device=device, dtype=torch.float32)
+    weight = 1.0 + 0.25 * torch.randn(hidden, generator=gen, device=device, dtype=torch.float32)
+    return x.to(dtype).contiguous(), residual.to(dtype).contiguous(), weight.to(dtype).contiguous(), EPS

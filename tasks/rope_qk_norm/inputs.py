@@ -13,16 +13,21 @@ EPS = 1e-6
 
 
 def _positions(T: int, max_seq_len: int, gen: torch.Generator) -> torch.Tensor:
-    lengths = [min(max_seq_len, T)]
-    while sum(lengths) < T:
-        lengths.append(int(torch.randint(1, max_seq_len + 1, (1,), generator=gen)))
-    lengths[-1] -= sum(lengths) - T
-    return torch.cat([torch.arange(n) for n in lengths])
+    """Positions of T packed tokens: the first sequence max_seq_len long (or T), the rest 1..max_seq_len,
+    the last one cut where the batch ends."""
+    device = gen.device
+    # T lengths of at least 1 always cover T tokens; the ones past the end are simply unused
+    lengths = torch.randint(1, max_seq_len + 1, (T,), generator=gen, device=device)
+    lengths[0] = min(max_seq_len, T)
+    ends = torch.cumsum(lengths, 0)
+    token = torch.arange(T, device=device)
+    seq = torch.searchsorted(ends, token, right=True)
+    return token - (ends - lengths)[seq]
 
 
-def _cos_sin_cache(max_position: int, D: int, base: float) -> torch.Tensor:
-    inv_freq = 1.0 / (base ** (torch.arange(0, D, 2, dtype=torch.float64) / D))
-    angles = torch.arange(max_position, dtype=torch.float64)[:, None] * inv_freq[None, :]
+def _cos_sin_cache(max_position: int, D: int, base: float, device) -> torch.Tensor:
+    inv_freq = 1.0 / (base ** (torch.arange(0, D, 2, dtype=torch.float64, device=device) / D))
+    angles = torch.arange(max_position, dtype=torch.float64, device=device)[:, None] * inv_freq[None, :]
     return torch.cat((angles.cos(), angles.sin()), dim=-1).float().contiguous()
 
 
@@ -33,22 +38,22 @@ def make_inputs(params: dict, seed: int, device) -> tuple:
     base = float(params.get("rope_base", 1e6))
     dtype = getattr(torch, params.get("dtype", "bfloat16"))
 
-    gen = torch.Generator(device="cpu").manual_seed(seed)
-    positions = _positions(T, max_seq_len, gen)
-    q_weight = torch.exp(0.5 * torch.randn(D, generator=gen))
-    k_weight = torch.exp(0.5 * torch.randn(D, generator=gen))
-    q_scale = torch.exp(torch.randn(Hq, 1, generator=gen))
-    k_scale = torch.exp(torch.randn(Hkv, 1, generator=gen))
+    gen = torch.Generator(device=device).manual_seed(seed)
 
-    dev_gen = torch.Generator(device=device).manual_seed(seed)
-    q = torch.randn(T, Hq, D, generator=dev_gen, device=device) * q_scale.to(device)
-    k = torch.randn(T, Hkv, D, generator=dev_gen, device=device) * k_scale.to(device)
+    def randn(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=gen, device=device)
+
+    positions = _positions(T, max_seq_len, gen)
+    q_weight = torch.exp(0.5 * randn(D))
+    k_weight = torch.exp(0.5 * randn(D))
+    q = randn(T, Hq, D) * torch.exp(randn(Hq, 1))
+    k = randn(T, Hkv, D) * torch.exp(randn(Hkv, 1))
     return (
         q.to(dtype).contiguous(),
         k.to(dtype).contiguous(),
-        q_weight.to(dtype).to(device),
-        k_weight.to(dtype).to(device),
-        positions.to(device),
-        _cos_sin_cache(max_position, D, base).to(device),
+        q_weight.to(dtype),
+        k_weight.to(dtype),
+        positions,
+        _cos_sin_cache(max_position, D, base, device),
         EPS,
     )

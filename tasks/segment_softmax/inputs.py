@@ -11,16 +11,17 @@ import torch
 
 def _degrees(nodes: int, edges: int, sigma: float, min_degree: int, hub_degree: int, gen) -> torch.Tensor:
     """nodes in-degrees >= min_degree, log-normal above it, summing exactly to edges."""
-    deg = torch.full((nodes,), min_degree, dtype=torch.int64)
+    device = gen.device
+    deg = torch.full((nodes,), min_degree, dtype=torch.int64, device=device)
     spare = edges - nodes * min_degree - hub_degree
     assert spare >= 0, "too few edges for min_degree and hub_degree"
-    weights = torch.exp(sigma * torch.randn(nodes, generator=gen, dtype=torch.float64))
+    weights = torch.exp(sigma * torch.randn(nodes, generator=gen, device=device, dtype=torch.float64))
     extra = torch.floor(weights / weights.sum() * spare).to(torch.int64)
     short = spare - int(extra.sum())  # 0 <= short < nodes after flooring
-    extra[torch.randperm(nodes, generator=gen)[:short]] += 1
+    extra[torch.randperm(nodes, generator=gen, device=device)[:short]] += 1
     deg += extra
     if hub_degree:
-        deg[int(torch.randint(nodes, (1,), generator=gen))] += hub_degree
+        deg[torch.randint(nodes, (1,), generator=gen, device=device)] += hub_degree
     return deg
 
 
@@ -28,7 +29,7 @@ def make_inputs(params: dict, seed: int, device) -> tuple:
     nodes = int(params["nodes"])
     edges = int(params["edges"])
     heads = int(params["heads"])
-    gen = torch.Generator(device="cpu").manual_seed(seed)
+    gen = torch.Generator(device=device).manual_seed(seed)
     deg = _degrees(
         nodes,
         edges,
@@ -37,7 +38,7 @@ def make_inputs(params: dict, seed: int, device) -> tuple:
         int(params.get("hub_degree", 0)),
         gen,
     )
-    offsets = torch.zeros(nodes + 1, dtype=torch.int64)
+    offsets = torch.zeros(nodes + 1, dtype=torch.int64, device=device)
     offsets[1:] = torch.cumsum(deg, 0)
-    scores = 3.0 * torch.randn(edges, heads, generator=gen, dtype=torch.float32)
-    return scores.to(device), offsets.to(device)
+    scores = 3.0 * torch.randn(edges, heads, generator=gen, device=device, dtype=torch.float32)
+    return scores, offsets

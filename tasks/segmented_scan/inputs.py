@@ -12,11 +12,11 @@ import torch
 
 def _lengths(num_seqs: int, tokens: int, sigma: float, gen: torch.Generator) -> torch.Tensor:
     """num_seqs log-normal lengths >= 1 that sum exactly to tokens (order is random, as packed)."""
-    weights = torch.exp(sigma * torch.randn(num_seqs, generator=gen, dtype=torch.float64))
+    weights = torch.exp(sigma * torch.randn(num_seqs, generator=gen, device=gen.device, dtype=torch.float64))
     spare = tokens - num_seqs
     lengths = 1 + torch.floor(weights / weights.sum() * spare).to(torch.int64)
     short = tokens - int(lengths.sum())  # 0 <= short < num_seqs after flooring
-    lengths[torch.randperm(num_seqs, generator=gen)[:short]] += 1
+    lengths[torch.randperm(num_seqs, generator=gen, device=gen.device)[:short]] += 1
     return lengths
 
 
@@ -28,16 +28,11 @@ def make_inputs(params: dict, seed: int, device) -> tuple:
     offset_dtype = getattr(torch, params.get("offset_dtype", "int32"))
     assert 1 <= num_seqs <= tokens
 
-    gen = torch.Generator(device="cpu").manual_seed(seed)
+    gen = torch.Generator(device=device).manual_seed(seed)
     lengths = _lengths(num_seqs, tokens, sigma, gen)
-    offsets = torch.zeros(num_seqs + 1, dtype=torch.int64)
+    offsets = torch.zeros(num_seqs + 1, dtype=torch.int64, device=device)
     offsets[1:] = torch.cumsum(lengths, 0)
 
-    a = torch.sigmoid(2.0 + torch.randn(tokens, dim, generator=gen, dtype=torch.float32))
-    b = torch.randn(tokens, dim, generator=gen, dtype=torch.float32)
-
-    return (
-        a.contiguous().to(device),
-        b.contiguous().to(device),
-        offsets.to(offset_dtype).contiguous().to(device),
-    )
+    a = torch.sigmoid(2.0 + torch.randn(tokens, dim, generator=gen, device=device, dtype=torch.float32))
+    b = torch.randn(tokens, dim, generator=gen, device=device, dtype=torch.float32)
+    return a, b, offsets.to(offset_dtype).contiguous()

@@ -13,12 +13,12 @@ import torch
 def make_inputs(params: dict, seed: int, device) -> tuple:
     B, T, w = int(params["B"]), int(params["T"]), int(params["w"])
     dtype = getattr(torch, params["dtype"])
-    g = torch.Generator(device="cpu").manual_seed(seed)
-    walk = torch.randn(B, T, generator=g).mul_(0.02).cumsum_(1)
-    phase = 2 * math.pi * torch.rand(B, 1, generator=g)
-    freq = 2 * math.pi / (50.0 + 4000.0 * torch.rand(B, 1, generator=g))
-    t = torch.arange(T, dtype=torch.float32)
-    x = walk + torch.sin(freq * t + phase) + 0.3 * torch.randn(B, T, generator=g)
-    spikes = torch.rand(B, T, generator=g) < 1e-3
-    x = torch.where(spikes, x + 5.0 * torch.rand(B, T, generator=g), x)
-    return x.to(dtype).contiguous().to(device), w
+    g = torch.Generator(device=device).manual_seed(seed)
+    walk = torch.randn(B, T, generator=g, device=device).mul_(0.02).cumsum_(1)
+    phase = 2 * math.pi * torch.rand(B, 1, generator=g, device=device)
+    freq = 2 * math.pi / (50.0 + 4000.0 * torch.rand(B, 1, generator=g, device=device))
+    t = torch.arange(T, dtype=torch.float32, device=device)
+    x = walk + torch.sin(freq * t + phase) + 0.3 * torch.randn(B, T, generator=g, device=device)
+    spikes = torch.rand(B, T, generator=g, device=device) < 1e-3
+    x = torch.where(spikes, x + 5.0 * torch.rand(B, T, generator=g, device=device), x)
+    return x.to(dtype).contiguous(), w

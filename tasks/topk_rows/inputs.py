@@ -12,10 +12,10 @@ import torch
 def make_inputs(params: dict, seed: int, device) -> tuple:
     B, V, k = int(params["B"]), int(params["V"]), int(params["k"])
     dtype = getattr(torch, params["dtype"])
-    g = torch.Generator(device="cpu").manual_seed(seed)
-    logits = 2.5 * torch.randn(B, V, generator=g) + 2.0 * torch.randn(B, 1, generator=g)
+    g = torch.Generator(device=device).manual_seed(seed)
+    logits = 2.5 * torch.randn(B, V, generator=g, device=device) + 2.0 * torch.randn(B, 1, generator=g, device=device)
     n_boost = 8
-    cols = torch.randint(0, V, (B, n_boost), generator=g)
-    boost = 4.0 + 8.0 * torch.rand(B, n_boost, generator=g)
+    cols = torch.randint(0, V, (B, n_boost), generator=g, device=device)
+    boost = 4.0 + 8.0 * torch.rand(B, n_boost, generator=g, device=device)
     logits.scatter_add_(1, cols, boost)
-    return logits.to(dtype).contiguous().to(device), k
+    return logits.to(dtype).contiguous(), k

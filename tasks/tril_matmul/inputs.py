@@ -15,9 +15,10 @@ import torch
 def make_inputs(params: dict, seed: int, device) -> tuple:
     N, K = int(params["N"]), int(params["K"])
     dtype = getattr(torch, params["dtype"])
-    g = torch.Generator(device="cpu").manual_seed(seed)
-    A = torch.randn(N, N, generator=g) / math.sqrt(N)
-    upper = torch.ones(N, N, dtype=torch.bool).triu(1)
-    A[upper] = torch.randn(int(upper.sum()), generator=g)
-    B = torch.randn(N, K, generator=g)
-    return (A.to(dtype).contiguous().to(device), B.to(dtype).contiguous().to(device))
+    g = torch.Generator(device=device).manual_seed(seed)
+    A = torch.randn(N, N, generator=g, device=device)
+    # one draw for both triangles: the lower one (diagonal included) scaled by 1/sqrt(N), the upper left at std 1
+    upper = A.triu(1)
+    A.tril_().mul_(1.0 / math.sqrt(N)).add_(upper)
+    B = torch.randn(N, K, generator=g, device=device)
+    return (A.to(dtype).contiguous(), B.to(dtype).contiguous())

@@ -17,12 +17,12 @@ FORBIDDEN = -10000.0
 
 def make_inputs(params: dict, seed: int, device) -> tuple:
     batch, steps, states = int(params["batch"]), int(params["steps"]), int(params["states"])
-    g = torch.Generator(device="cpu").manual_seed(seed)
-    logits = 1.5 * torch.randn(batch, steps, states, generator=g)
+    g = torch.Generator(device=device).manual_seed(seed)
+    logits = 1.5 * torch.randn(batch, steps, states, generator=g, device=device)
     emissions = torch.log_softmax(logits, dim=-1).mul_(GRID).round_().div_(GRID)
 
-    transitions = torch.randn(states, states, generator=g).mul_(GRID).round_().div_(GRID)
-    forbidden = torch.rand(states, states, generator=g) < 0.15
+    transitions = torch.randn(states, states, generator=g, device=device).mul_(GRID).round_().div_(GRID)
+    forbidden = torch.rand(states, states, generator=g, device=device) < 0.15
     forbidden.fill_diagonal_(False)
     transitions[forbidden] = FORBIDDEN
-    return emissions.contiguous().to(device), transitions.contiguous().to(device)
+    return emissions.contiguous(), transitions.contiguous()

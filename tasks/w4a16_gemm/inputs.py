@@ -16,10 +16,10 @@ GROUP_SIZE = 128
 
 def make_inputs(params: dict, seed: int, device) -> tuple:
     M, K, N = int(params["M"]), int(params["K"]), int(params["N"])
-    g = torch.Generator(device="cpu").manual_seed(seed)
-    X = torch.randn(M, K, generator=g).to(torch.float16)
-    q = torch.randint(0, 16, (K, N), generator=g, dtype=torch.uint8)
+    g = torch.Generator(device=device).manual_seed(seed)
+    X = torch.randn(M, K, generator=g, device=device).to(torch.float16)
+    q = torch.randint(0, 16, (K, N), generator=g, device=device, dtype=torch.uint8)
     qweight = (q[:, 0::2] | (q[:, 1::2] << 4)).contiguous()
     base = 1.0 / (4.6 * math.sqrt(K))
-    scales = (base * torch.exp(0.3 * torch.randn(K // GROUP_SIZE, N, generator=g))).to(torch.float16)
-    return (X.to(device), qweight.to(device), scales.to(device))
+    scales = (base * torch.exp(0.3 * torch.randn(K // GROUP_SIZE, N, generator=g, device=device))).to(torch.float16)
+    return (X, qweight, scales)

@@ -1,8 +1,11 @@
 """The harness on a real GPU: timing fields, CUDA faults and OOM as results, the per-GPU lock, profiling."""
 
 import fcntl
+import os
 import shutil
 import threading
+import time
+from pathlib import Path
 
 import pytest
 from conftest import FIXTURE_SOLUTIONS
@@ -50,18 +53,35 @@ def test_out_of_memory_is_a_result(task):
     assert not w.correct and "out of memory" in w.error.lower()
 
 
-def test_timing_waits_for_the_gpu_lock(task):
+def _someone_waits_for(path) -> bool:
+    """Whether /proc/locks shows a request blocked on this file (a "->" line on its inode): the eval's flock."""
+    inode = os.stat(path).st_ino
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if "->" in fields and any(f.rsplit(":", 1)[-1] == str(inode) for f in fields if f.count(":") == 2):
+            return True
+    return False
+
+
+def test_an_eval_waits_for_the_gpu_lock_until_another_lets_go(task):
+    """Another eval times (the lock held exclusively): this one must block on the lock, and finish only after the
+    other lets go. Both are conditions observed, not durations: it fails at once if the eval finishes first."""
     from workbench.harness.lock import lock_path
 
-    done = threading.Event()
-    with open(lock_path(), "a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        worker = threading.Thread(target=lambda: (evaluate(task, task.expert_path, CUDA), done.set()))
+    done, results = threading.Event(), []
+    with open(lock_path(), "a+") as other_eval_timing:
+        fcntl.flock(other_eval_timing, fcntl.LOCK_EX)
+        worker = threading.Thread(target=lambda: (results.append(evaluate(task, task.expert_path, CUDA)), done.set()))
         worker.start()
-        assert not done.wait(timeout=20)  # the eval cannot use the GPU while we hold its lock
-        fcntl.flock(handle, fcntl.LOCK_UN)
+        deadline = time.monotonic() + 240
+        while not done.is_set() and not _someone_waits_for(lock_path()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not done.is_set(), "the eval finished while another held the GPU lock exclusively"
+        assert _someone_waits_for(lock_path()), "the eval never waited for the GPU lock"
+        fcntl.flock(other_eval_timing, fcntl.LOCK_UN)
     assert done.wait(timeout=300)
     worker.join()
+    assert results[0].correct, [w.summary() for w in results[0].workloads] or results[0].error
 
 
 def test_the_profile_tool_runs_the_solution_under_nsight_compute(task, tmp_path):

@@ -212,3 +212,14 @@ def test_a_gpu_sandbox_sees_the_c_compiler_triton_builds_with_even_outside_the_s
     command = sandbox.confine(["sh", "-c", '"$CC"'], writable=[work], chdir=work, gpu=True, env=env)
     proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
     assert proc.stdout.strip() == "compiler-ran", proc.stderr
+
+
+def test_the_working_directory_python_put_on_sys_path_is_not_mounted(tmp_path, monkeypatch):
+    """`python -m` run from /tmp puts /tmp first on sys.path; mounting it would lay the host's /tmp over the private
+    one (and show it). A PYTHONPATH entry is mounted: it was asked for."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    assert tmp_path.resolve() not in sandbox.python_environment_paths()
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    assert tmp_path.resolve() in sandbox.python_environment_paths()

@@ -63,3 +63,23 @@ def test_a_single_function_is_timed_alone(batch):
     samples, stops = sample_in_rounds(gpu.take_batch, [batch], TimingOptions(), gpu.clock)
     assert stops == [None] and {i for i, _, _ in gpu.order} == {0}
     assert len(samples[0]) >= MIN_SAMPLES
+
+
+def _stop_count(options: TimingOptions) -> int:
+    """Samples taken before the stop rule ends timing of one function that alternates between 0.02 and 0.03 ms,
+    two samples a batch (so only even counts are checked). For n such samples the standard error of the mean is
+    (0.01 / 2) / sqrt(n - 1) and the mean 0.025, so the relative error is 0.2 / sqrt(n - 1): under 5% first at
+    n = 18 (17 > 16) and under 0.5% first at n = 1602 (1601 > 1600)."""
+    gpu = FakeGpu({0: itertools.cycle([0.02, 0.03])})
+    samples, stops = sample_in_rounds(gpu.take_batch, [2], options, gpu.clock)
+    assert stops == [None], stops  # it reached the target, not the budget or max_samples
+    return len(samples[0])
+
+
+def test_timing_stops_exactly_when_the_standard_error_reaches_half_a_percent_by_default():
+    assert TimingOptions().target_rel_err == 0.005
+    assert _stop_count(TimingOptions()) == 1602
+
+
+def test_a_looser_target_stops_sooner_at_its_own_exact_point():
+    assert _stop_count(TimingOptions(target_rel_err=0.05)) == 18

@@ -15,6 +15,7 @@ import json
 import os
 import sys
 import time
+import traceback
 import types
 from collections.abc import Iterator
 from dataclasses import asdict
@@ -100,7 +101,8 @@ class EvalRun:
                 try:
                     check.run(w, result, self._exclusive if self.gpu else None)
                 except WorkerGone as gone:
-                    result.correct, result.failure, result.error = False, "error", gone.reason
+                    reason = f"timed out after {self.spec.timeout_s:g} s (killed)" if gone.timed_out else gone.reason
+                    result.correct, result.failure, result.error = False, "error", reason
                     self.worker.close()
                     self.worker = None
                 if check.ceilings:
@@ -201,8 +203,11 @@ def main(argv: list[str]) -> int:
         run = EvalRun(spec, emit, spare)
         try:
             run.run()
-        except Exception as exc:  # the checker's own failure: say so, never a silent hang
-            emit("fatal", error=f"the checker failed: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # the checker's own failure: say so, with where, never a silent hang
+            where = " <- ".join(
+                f"{Path(f.filename).name}:{f.lineno}" for f in traceback.extract_tb(exc.__traceback__)[-4:]
+            )
+            emit("fatal", error=f"the checker failed: {type(exc).__name__}: {exc} (at {where})")
         emit("done")
         spare = _start_spare(run.plan)
     if spare is not None:

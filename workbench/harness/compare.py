@@ -110,12 +110,12 @@ def _compare_tensor(
         atol = rtol = 0.0  # bits have no distance
     if g.dtype.is_floating_point or g.dtype.is_complex:
         finite = torch.isfinite(g) & torch.isfinite(e)
-        diff = torch.where(finite, (g - e).abs(), torch.zeros(g.shape, dtype=torch.float64))
+        diff = torch.where(finite, (g - e).abs(), torch.zeros(g.shape, dtype=torch.float64, device=g.device))
         bad = (torch.isnan(g) != torch.isnan(e)) | (torch.isinf(g) | torch.isinf(e)) & (g != e)
         bad |= diff > atol + rtol * e.abs()
         error = torch.where(bad & ~finite, torch.full_like(diff, float("inf")), diff)  # NaN/Inf misplaced: inf
     else:
-        finite = torch.ones(g.shape, dtype=torch.bool)
+        finite = torch.ones(g.shape, dtype=torch.bool, device=g.device)
         diff = error = (g.double() - e.double()).abs()
         bad = (g != e) & (diff > atol + rtol * e.double().abs())
     scale = e.abs().double()

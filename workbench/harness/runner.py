@@ -9,6 +9,7 @@ worker) on cancel or when the checker itself stops answering.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import shutil
@@ -20,7 +21,7 @@ from typing import Any
 
 from workbench.harness import sandbox
 from workbench.harness.checker_pool import CheckerLost, acquire
-from workbench.harness.result import DeviceInfo, EvalResult, WorkloadResult, workload_from_dict
+from workbench.harness.result import DeviceInfo, EvalResult, StaticResult, Violation, WorkloadResult, workload_from_dict
 from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, WorkloadSpec, draw_seed
 from workbench.harness.static_checks import DEFAULT_FORBIDDEN_CALLS, check_source
 from workbench.tasks import Task, Workload
@@ -91,7 +92,7 @@ def evaluate(task: Task, solution: Path, options: EvalOptions | None = None) -> 
     source = solution.read_text()
     mode = options.mode or detect_mode()
     workloads = select_workloads(task, mode, options.workloads, options.hidden)
-    static = check_source(source, task.forbidden_calls)
+    static = check_helpers(check_source(source, task.forbidden_calls), solution, task.forbidden_calls)
     seed = options.seed if options.seed is not None else draw_seed()
     result = EvalResult(
         task=task.name,
@@ -115,13 +116,50 @@ def evaluate(task: Task, solution: Path, options: EvalOptions | None = None) -> 
     return result.finish()
 
 
+def helper_files(solution: Path) -> list[Path]:
+    """The .py files beside solution.py that it imports (directly or through each other): the eval copies them
+    with it and checks them too. Only imports written as import statements count: the static rules and the audit
+    hook refuse importlib and __import__."""
+    found: dict[str, Path] = {}
+    pending = [solution]
+    while pending:
+        source = pending.pop()
+        try:
+            tree = ast.parse(source.read_text(errors="replace"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                sibling = solution.parent / f"{name.split('.')[0]}.py"
+                if sibling.name not in found and sibling != solution and sibling.is_file():
+                    if sibling.stat().st_size < 1 << 20:
+                        found[sibling.name] = sibling
+                        pending.append(sibling)
+    return sorted(found.values())
+
+
+def check_helpers(static: StaticResult, solution: Path, forbidden: tuple[str, ...]) -> StaticResult:
+    """The static rules over the helper modules too: a solution that moves its fallback into a sibling file it
+    imports does not get past them that way."""
+    violations = list(static.violations)
+    for helper in helper_files(solution):
+        try:
+            found = check_source(helper.read_text(errors="replace"), forbidden, helper=True)
+        except OSError:
+            continue
+        violations += [Violation(v.rule, v.line, f"{helper.name}:{v.line}: {v.message}") for v in found.violations]
+    return StaticResult(ok=not violations, violations=violations)
+
+
 def _private_copy(solution: Path, source: str, eval_dir: Path) -> Path:
     """solution.py (and the .py files beside it, which it may import) copied into the eval's own folder."""
     folder = eval_dir / "solution"
     folder.mkdir()
-    for sibling in solution.parent.glob("*.py"):
-        if sibling.is_file() and sibling.name != solution.name and sibling.stat().st_size < 1 << 20:
-            shutil.copyfile(sibling, folder / sibling.name)
+    for sibling in helper_files(solution):
+        shutil.copyfile(sibling, folder / sibling.name)
     copy = folder / "solution.py"
     copy.write_text(source)
     return copy
@@ -148,6 +186,7 @@ def build_spec(
         allowed_torch_ops=task.allowed_torch_ops,
         workloads=specs,
         seed=seed,
+        encodings=dict(task.encodings),
         seeds=options.seeds,
         timing=options.timing,
         eval_dir=str(work),
@@ -220,4 +259,7 @@ def _take(event: dict[str, Any], result: EvalResult, in_flight: str | None) -> s
     elif kind == "result":
         result.workloads.append(workload_from_dict(event["result"]))
         return None
+    elif kind == "phase":
+        name = str(event["name"])
+        result.phases_s[name] = result.phases_s.get(name, 0.0) + float(event["seconds"])
     return in_flight

@@ -200,7 +200,11 @@ def python_environment_paths() -> list[Path]:
     the interpreter itself, but never the project root or a folder above it (a venv inside the project
     is fine; an editable install's finder then finds no project files, as it should)."""
     candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, os.path.realpath(sys.executable)]
-    candidates += [p for p in sys.path if p and os.path.isabs(p)]
+    # sys.path, but not the folder `python -m` put first because it was the working directory (run from /tmp,
+    # that would lay the host's /tmp over the private one); PYTHONPATH entries stay, they were asked for
+    asked = set(filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)))
+    cwd = os.path.realpath(os.getcwd())
+    candidates += [p for p in sys.path if p and os.path.isabs(p) and (os.path.realpath(p) != cwd or p in asked)]
     chosen: list[Path] = []
     for raw in candidates:
         path = Path(os.path.realpath(raw))

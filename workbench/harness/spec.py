@@ -49,6 +49,7 @@ class EvalSpec:
     allowed_torch_ops: tuple[str, ...]
     workloads: list[WorkloadSpec]
     seed: int
+    encodings: dict[str, str] = field(default_factory=dict)  # output -> the float dtype its integer bits encode
     seeds: int = 3  # correctness input sets per workload
     timing: dict[str, Any] = field(default_factory=dict)
     eval_dir: str = ""  # writable for the worker

@@ -12,9 +12,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-# Wall time a batch may take beyond its samples and flushes: the round trip (measured), plus per call the worker's
-# Python between one call's end event and the next flush (guard exit, checks, loop), plus 10% for clock noise.
-HOST_MS_PER_CALL = 0.15
+# What the wall clock of a batch may hold beyond its samples and flushes: the round trip (measured), per call the
+# worker's Python between one call's end event and the next flush, and clock noise. Honest experts on the H200
+# (2026-12-01, with the worker's checks run once a call) left up to ~2.7 ms a call unexplained, and a faked
+# latency is one that hides most of the work, so the rule asks that the samples and flushes explain at least half of
+# the wall time past the allowances: a latency understated by 2x or more (patched events, the work on a stream the
+# events do not cover) is rejected; a smaller understatement is not caught by this check alone.
+HOST_MS_PER_CALL = 0.5
+EXPLAINED_FRACTION = 0.5
 RELATIVE_SLACK = 0.10
 # A latency is implausible when it beats the speed of light by more than the ceilings' own measurement error.
 SOL_MARGIN = 1.05
@@ -31,11 +36,11 @@ def check_batch(wall_ms: float, samples_ms: Sequence[float], flush_ms: float, ro
             f"the batch's samples and flushes add up to {accounted:.3f} ms, more than the {wall_ms:.3f} ms of wall "
             "time the batch took"
         )
-    allowed = accounted * (1 + RELATIVE_SLACK) + round_trip_ms + n * HOST_MS_PER_CALL
-    if wall_ms > allowed:
+    beyond_overheads = wall_ms - round_trip_ms - n * HOST_MS_PER_CALL
+    if accounted < EXPLAINED_FRACTION * beyond_overheads:
         return (
             f"a batch of {n} calls took {wall_ms:.3f} ms of wall time, but its samples ({sum(samples_ms):.3f} ms) and "
-            f"L2 flushes ({n * flush_ms:.3f} ms) explain at most {allowed:.3f} ms: work ran outside the timed events"
+            f"L2 flushes ({n * flush_ms:.3f} ms) explain under half of it: work ran outside the timed events"
         )
     return None
 

@@ -124,7 +124,7 @@ class Worker:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.kill()
-        return WorkerGone(describe_exit(self.proc.returncode, self.tail()))
+        return WorkerGone(describe_exit(self.proc.returncode, self.tail(), self.plan.confine))
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -161,7 +161,11 @@ def worker_limits(mode: str) -> sandbox.Limits:
     return sandbox.Limits(memory_bytes=memory, processes=1024, file_bytes=4 << 30, cpu_seconds=3600)
 
 
-def describe_exit(returncode: int | None, tail: str) -> str:
+def describe_exit(returncode: int | None, tail: str, confined: bool = False) -> str:
+    """Why the worker ended. Under bubblewrap a signal shows as the shell's 128 + N (bwrap is the process we wait
+    for, and it exits so when its child is killed)."""
+    if confined and returncode is not None and 128 < returncode < 128 + 65:
+        returncode = 128 - returncode
     if returncode is not None and returncode < 0:
         name = signal.Signals(-returncode).name
         what = {"SIGSEGV": "segmentation fault", "SIGABRT": "aborted", "SIGKILL": "killed (out of memory?)",

@@ -18,11 +18,14 @@ import torch
 
 from workbench.harness.compare import compare_outputs, inputs_unchanged
 from workbench.harness.result import Latency, WorkloadResult
+from workbench.harness.solution_side.main import places
 from workbench.harness.spec import EvalSpec, WorkloadSpec, derive_seed
 from workbench.harness.timing import TimingOptions, flush_buffer, nvtx_range, sample_in_rounds, standard_error
 from workbench.harness.verify import check_batch, check_plausible
 from workbench.harness.worker_handle import Worker
 
+WHOLE_INPUTS_BYTES = 64 << 20  # inputs up to this size are compared whole after each checked call ...
+SAMPLED_ELEMENTS = 1 << 16  # ... larger ones at this many places per tensor, picked after the call
 INPUT_SET_BYTES = 4 << 30  # rotate among as many fresh input sets as fit in this much memory (2-4 sets)
 _VERIFY = random.SystemRandom()  # which timed call's outputs are compared: unpredictable to the worker
 
@@ -55,6 +58,12 @@ class WorkloadCheck:
         self.spec, self.code, self.worker, self.remaining, self.phase = spec, code, worker, deadline, phase
         self.device = torch.device("cuda" if spec.mode == "cuda" else "cpu")
         self.ceilings: dict[str, Any] | None = None
+        self.encodings = {name: getattr(torch, dtype) for name, dtype in spec.encodings.items()}
+
+    def compare(self, got: list[torch.Tensor], expected: Any) -> Any:
+        """The worker's outputs against the reference's, encoded outputs (fp8 bit patterns) as decoded values."""
+        return compare_outputs(tuple(got) if len(got) != 1 else got[0], expected, self.spec.outputs,
+                               self.spec.tolerance, self.encodings)  # fmt: skip
 
     def ask(self, header: dict[str, Any], device: torch.device | None = None) -> tuple[dict[str, Any], list[Any]]:
         reply, tensors = self.worker.request(header, self.remaining(), device)
@@ -95,25 +104,32 @@ class WorkloadCheck:
             self.ask({"op": "inputs", "key": key, "params": w.params, "seed": seed})
             self.ask({"op": "call", "key": key})
             _, got = self.ask({"op": "fetch", "key": key, "what": "outputs"}, self.device)
-            _, after = self.ask({"op": "fetch", "key": key, "what": "inputs"}, self.device)
+            tensor_args = tuple(a for a in args if isinstance(a, torch.Tensor))
+            before, after = self._inputs_after(key, tensor_args)
             self.ask({"op": "drop", "keys": [key]})
             result.seeds_checked = s + 1
-            tensor_args = tuple(a for a in args if isinstance(a, torch.Tensor))
             if len(after) != len(tensor_args):
-                raise Rejected(
-                    "error", f"seed {seed}: the worker's inputs do not match the task's ({len(after)} tensors)"
-                )
-            changed = inputs_unchanged(tensor_args, tuple(after))
+                raise Rejected("error", f"seed {seed}: the worker made {len(after)} input tensors, the task makes more")
+            changed = inputs_unchanged(before, after)
             if changed:
                 raise Rejected("input-modified", f"seed {seed}: {changed}")
-            cmp = compare_outputs(tuple(got) if len(got) != 1 else got[0], expected, self.spec.outputs,
-                                  self.spec.tolerance)  # fmt: skip
+            cmp = self.compare(got, expected)
             result.max_abs_err = max(result.max_abs_err or 0.0, cmp.max_abs_err)
             result.max_rel_err = max(result.max_rel_err or 0.0, cmp.max_rel_err)
             if not cmp.ok:
                 result.mismatches, result.first_mismatches, result.worst = cmp.mismatches, cmp.first, cmp.worst
                 raise Rejected(cmp.failure or "mismatch", f"seed {seed}: {cmp.message}")
             del args, expected, got, after
+
+    def _inputs_after(self, key: str, args: tuple[torch.Tensor, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """The worker's inputs after a call, to compare with ours: whole when small, else at places picked now (the
+        worker's copy is its own, so this catches a solution that writes into its inputs, not a lying worker)."""
+        if sum(a.numel() * a.element_size() for a in args) <= WHOLE_INPUTS_BYTES:
+            _, after = self.ask({"op": "fetch", "key": key, "what": "inputs"}, self.device)
+            return args, tuple(after)
+        seed = _VERIFY.randrange(1 << 31)
+        _, after = self.ask({"op": "sample", "key": key, "seed": seed, "count": SAMPLED_ELEMENTS}, self.device)
+        return tuple(a.reshape(-1)[places(a, seed, SAMPLED_ELEMENTS)] for a in args), tuple(after)
 
     def _time(self, w: WorkloadSpec, result: WorkloadResult) -> None:
         from workbench.harness.ceilings import device_ceilings, sol_ms
@@ -206,8 +222,7 @@ class _Rounds:
         self.worst = max(self.worst, (unaccounted, wall_ms), key=lambda pair: pair[0] / pair[1])
         j = _VERIFY.randrange(size)
         _, got = self.check.ask({"op": "fetch", "key": keys[j], "what": "outputs"}, self.check.device)
-        spec = self.check.spec
-        cmp = compare_outputs(tuple(got) if len(got) != 1 else got[0], self.expected[j], spec.outputs, spec.tolerance)
+        cmp = self.check.compare(got, self.expected[j])
         if not cmp.ok:
             raise Rejected(cmp.failure or "mismatch", f"output produced while timing (round {self.count}) is wrong: "
                            f"{cmp.message}")  # fmt: skip

@@ -28,6 +28,15 @@ from .audit_rules import AuditPolicy
 __all__ = ["AuditCapability", "AuditPolicy", "Refused", "describe_exception", "install", "policy_from_config"]
 
 GUARD_EVENT = "solution_side.guard.violation"  # raised by guard.py; recorded as a violation, never refused
+# a function's or object's insides, rebinding which would rewrite the worker's own code or what it captured
+FUNCTION_INTERNALS = (
+    "__code__",
+    "__class__",
+    "__defaults__",
+    "__kwdefaults__",
+    "__globals__",
+    "__dict__",
+)
 
 
 class Refused(PermissionError):
@@ -57,13 +66,15 @@ class AuditCapability:
 
 def policy_from_config(config: Mapping[str, Any]) -> AuditPolicy:
     """The policy from the worker's JSON config: {"readable": [...], "writable": [...], optional
-    "forbidden_modules", "compiler_tools", "allow_compiler", "worker_dirs"}. The interpreter's own library
+    "forbidden_modules", "allow_compiler", "worker_dirs"}. The interpreter's own library
     folders and /dev/null are always readable."""
     stdlib, packages = rules.library_roots()
     extra: dict[str, Any] = {}
-    for key in ("forbidden_modules", "compiler_tools", "worker_dirs"):
-        if key in config:
-            extra[key] = tuple(str(v) for v in config[key])
+    if "worker_dirs" in config:
+        extra["worker_dirs"] = tuple(str(v) for v in config["worker_dirs"])
+    # added to the defaults, never instead of them; the worker's own package is the solution's to leave alone
+    named = tuple(str(v) for v in config.get("forbidden_modules", ()))
+    extra["forbidden_modules"] = rules.DEFAULT_FORBIDDEN_MODULES + named + ("solution_side", "solution_side.*")
     if "allow_compiler" in config:
         extra["allow_compiler"] = bool(config["allow_compiler"])
     readable = tuple(str(p) for p in config.get("readable", ())) + stdlib + packages + ("/dev/null",)
@@ -139,7 +150,7 @@ def install(policy: AuditPolicy) -> AuditCapability:
             return None if rules.code_allowed(stack()) else event
         if event == "pickle.find_class":
             return f"{event} {args[0]}.{args[1]}" if stack().has_solution else None
-        if event == "object.__setattr__" and args[1] in ("__code__", "__class__"):
+        if event == "object.__setattr__" and args[1] in FUNCTION_INTERNALS:
             return f"setting {args[1]}" if stack().origin == rules.SOLUTION else None
         return None
 

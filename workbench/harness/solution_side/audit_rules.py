@@ -53,29 +53,31 @@ _CODEGEN_PATHS = ("collections/__init__.py", "<frozen importlib._bootstrap>", "<
 HARNESS_MODULES = ("workbench", "reference", "_workbench_*")
 
 
+DEFAULT_FORBIDDEN_MODULES: tuple[str, ...] = (
+    "workbench",
+    "reference",
+    "_workbench_*",
+    "ctypes",
+    "_ctypes",
+    "cffi",
+    "_cffi_backend",
+    "_thread",
+    "_posixsubprocess",
+    "_xxsubinterpreters",
+    "_interpreters",
+    "_xxinterpchannels",
+    "_testcapi",
+    "_testinternalcapi",
+)
+
+
 @dataclass(frozen=True)
 class AuditPolicy:
     """What the untrusted process may touch. Paths are made absolute and resolved when the hook is installed."""
 
     readable: tuple[str, ...]
     writable: tuple[str, ...]
-    forbidden_modules: tuple[str, ...] = (
-        "workbench",
-        "reference",
-        "_workbench_*",
-        "ctypes",
-        "_ctypes",
-        "cffi",
-        "_cffi_backend",
-        "_thread",
-        "_posixsubprocess",
-        "_xxsubinterpreters",
-        "_interpreters",
-        "_xxinterpchannels",
-        "_testcapi",
-        "_testinternalcapi",
-    )
-    compiler_tools: tuple[str, ...] = ("ptxas", "gcc", "cc", "clang", "ldconfig", "nvdisasm", "cuobjdump", "nvlink")
+    forbidden_modules: tuple[str, ...] = DEFAULT_FORBIDDEN_MODULES
     allow_compiler: bool = True
     worker_dirs: tuple[str, ...] = ()  # code that counts as the worker's, besides this package
 
@@ -184,10 +186,13 @@ def code_allowed(stack: Stack) -> bool:
 
 
 def process_allowed(argv0: str, stack: Stack, policy: AuditPolicy) -> bool:
-    """A compiler tool Triton runs while launching a kernel: the tool is named in the policy, and Triton's launch
-    path (JITFunction.run, the autotuner) is on the stack with no solution code between it and the tool, so
+    """A tool Triton runs while launching a kernel (ptxas, the C compiler, what they ask of the system): Triton's
+    launch path (JITFunction.run, the autotuner) is on the stack with no solution code between it and the tool, so
     the solution calling Triton's build helpers itself (or from a kernel body the interpreter runs) is refused."""
-    return policy.allow_compiler and os.path.basename(argv0) in policy.compiler_tools and stack.compiler_path
+    # The tool's name is not what is checked: library code on Triton's compile path runs more than the compiler
+    # (platform.architecture runs `file` on the H200's Python, ldconfig finds libcuda), and what makes a process
+    # safe is that the solution did not choose it, which the stack shows.
+    return policy.allow_compiler and stack.compiler_path
 
 
 def module_forbidden(name: str, patterns: tuple[str, ...]) -> bool:

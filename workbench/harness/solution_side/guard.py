@@ -52,6 +52,7 @@ POISONED_OPS = frozenset("empty empty_like empty_strided new_empty new_empty_str
 _state = threading.local()
 
 ROUND_TRIP_LIMIT = 16  # elements: a shape or a few scalars may cross into Python, task data may not
+SCALAR_READS_LIMIT = 64  # .item() calls per call of solution(): grid sizes and offsets, never the task's data
 _ROUND_TRIP_OUT = frozenset({"numpy", "tolist", "__array__"})
 _ROUND_TRIP_IN = frozenset({"tensor", "as_tensor", "asarray"})
 GUARD_EVENT = "solution_side.guard.violation"  # the audit hook records these (audit.py)
@@ -214,6 +215,10 @@ class _AtenOps(TorchDispatchMode):
             self.guard.record(f"torch op aten.{name} ran in solution(); compute must happen in Triton kernels")
         if name in ("lift_fresh", "lift_fresh_copy") and args and args[0].numel() > ROUND_TRIP_LIMIT:
             self.guard.record(f"a tensor of {args[0].numel()} elements made from Python/numpy data inside solution()")
+        if name == "_local_scalar_dense":  # .item(): a few scalars for a launch grid, not task data element by element
+            self.guard._launches[1] += 1
+            if self.guard._launches[1] > SCALAR_READS_LIMIT:
+                self.guard.record(f"more than {SCALAR_READS_LIMIT} tensor elements read into Python in one call")
         out = func(*args, **(kwargs or {}))
         if name in POISONED_OPS and self.guard.poison:
             poison_(out)
@@ -242,7 +247,7 @@ class SolutionGuard:
         init(self, "_allowed", frozenset(allowed_ops))
         init(self, "_poison", bool(poison))
         init(self, "_violations", [])
-        init(self, "_launches", [0])
+        init(self, "_launches", [0, 0])  # Triton launches, and .item() reads, in the current call
         init(self, "_modes", (_AtenOps(self), _ForbiddenFunctions(self)))
         init(self, "_stack", contextlib.ExitStack())
         init(self, "_marks", {"outside": mode_locks.snapshot(), "state": self._fingerprint()})
@@ -270,7 +275,7 @@ class SolutionGuard:
 
     def __enter__(self) -> SolutionGuard:
         self._violations.clear()
-        self._launches[0] = 0
+        self._launches[0] = self._launches[1] = 0
         for mode in self._modes:
             self._stack.enter_context(mode)
         self._marks["inside"] = mode_locks.snapshot()

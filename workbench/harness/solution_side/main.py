@@ -73,44 +73,15 @@ def serve(sock: socket.socket, mode: str) -> int:
     solution_path = Path(config["solution"])
     sys.path.insert(0, str(solution_path.parent))
     capability = audit.install(audit.policy_from_config(config["audit"]))
+    watched = _snapshot()
+    _hide_this_package()
     wire.send(sock, {"ok": True, "device": device_info(mode), "patches": patches})
 
-    solution = None
     inputs: dict[str, tuple[Any, ...]] = {}
     outputs: dict[str, tuple[torch.Tensor, ...]] = {}
 
-    def guarded(args: tuple[Any, ...], synchronise: bool = True) -> tuple[Any, dict[str, Any]]:
-        guard = SolutionGuard(forbidden, config["allowed_torch_ops"], poison=True)
-        refused_before = len(capability.refusals())
-        error = None
-        out = None
-        try:
-            with guard:
-                out = solution(*args)  # type: ignore[misc]
-                if synchronise:
-                    sync()
-        except ForbiddenCall as exc:
-            error = ("forbidden-op", str(exc))
-        except BaseException as exc:  # the solution's own failure: a result, not the worker's end
-            error = ("error", audit.describe_exception(exc, solution_path.name))
-        report = guard_report(guard, capability.refusals()[refused_before:])
-        if error is None and report["violations"]:
-            error = ("forbidden-op", report["violations"][0])
-        if error is None and report["refusals"]:
-            error = ("refused", report["refusals"][0])
-        if error is None and report["launches"] == 0:
-            error = ("no-launch", "solution() returned without launching a Triton kernel")
-        if (
-            error is None
-            and stream is not None
-            and current_stream is not None
-            and current_stream(0)[0] != stream.stream_id
-        ):
-            error = ("forbidden-op", "solution() left another stream current; its work must run on the default stream")
-        if error is None:
-            error = _not_tensors(out, tensor_type)
-        report["error"] = error
-        return out, report
+    calls = _Calls(SolutionGuard, forbidden, tuple(config["allowed_torch_ops"]), capability, sync,
+                   (stream, current_stream), tensor_type, solution_path.name, lambda: _replaced(watched))  # fmt: skip
 
     while True:
         try:
@@ -127,12 +98,15 @@ def serve(sock: socket.socket, mode: str) -> int:
             failure = None
             try:
                 with guard:
-                    solution = _load_module("solution", solution_path).solution
+                    calls.solution_fn = _load_module("solution", solution_path).solution
             except ForbiddenCall as exc:
                 failure = ("forbidden-op", f"while the solution was imported: {exc}")
             except BaseException as exc:
                 failure = ("error", f"could not load the solution: {audit.describe_exception(exc, solution_path.name)}")
             report = guard_report(guard, capability.refusals())
+            replaced = _replaced(watched)
+            if failure is None and replaced:
+                failure = ("forbidden-op", f"while the solution was imported: {replaced}")
             if failure is None and report["violations"]:
                 failure = ("forbidden-op", f"while the solution was imported: {report['violations'][0]}")
             if failure is None and report["refusals"]:
@@ -148,7 +122,7 @@ def serve(sock: socket.socket, mode: str) -> int:
                 outputs.pop(key, None)
             wire.send(sock, {"ok": True})
         elif op == "call":
-            out, report = guarded(inputs[request["key"]])
+            out, report = calls.call(inputs[request["key"]])
             if report["error"] is None:
                 outputs[request["key"]] = out if isinstance(out, tuple) else (out,)
             wire.send(sock, {"ok": report["error"] is None, **report})
@@ -156,11 +130,112 @@ def serve(sock: socket.socket, mode: str) -> int:
             key, what = request["key"], request["what"]
             source = outputs.get(key, ()) if what == "outputs" else inputs[key]
             wire.send(sock, {"ok": True}, tuple(t for t in source if isinstance(t, torch.Tensor)))
+        elif op == "sample":  # elements of the inputs at places drawn from a seed the checker picked after the call
+            held = [t for t in inputs[request["key"]] if isinstance(t, torch.Tensor)]
+            picked = tuple(t.reshape(-1)[places(t, int(request["seed"]), int(request["count"]))] for t in held)
+            wire.send(sock, {"ok": True}, picked)
         elif op == "time":
-            samples, report = _timed_batch(request["keys"], inputs, outputs, guarded, flush, (event, stream), sync)
+            samples, report = _timed_batch(request["keys"], inputs, outputs, calls, flush, (event, stream))
             wire.send(sock, {"ok": report is None, "samples_ms": samples, "error": report})
         else:
             wire.send(sock, {"ok": False, "error": f"unknown request {op!r}"})
+
+
+class _Calls:
+    """solution() under the guard and the audit hook, and what the worker reports of it. Everything it needs was
+    captured before the solution was imported; it lives in a local of serve(), not in a module global."""
+
+    def __init__(self, guard_type: Any, forbidden: Any, allowed: tuple[str, ...], capability: Any, sync: Any,
+                 streams: Any, tensor_type: type, solution_name: str, replaced: Any) -> None:  # fmt: skip
+        self.guard_type, self.forbidden, self.allowed, self.capability = guard_type, forbidden, allowed, capability
+        self.sync, (self.stream, self.current_stream) = sync, streams
+        self.tensor_type, self.solution_name, self.replaced = tensor_type, solution_name, replaced
+        self.solution_fn: Any = None
+        self.guard: Any = None
+
+    def launches(self) -> int:
+        return int(self.guard.launches)
+
+    def call(self, args: tuple[Any, ...]) -> tuple[Any, dict[str, Any]]:
+        """One checked call: fresh allocations poisoned, the device synchronised inside the guard."""
+
+        def once() -> Any:
+            out = self.solution_fn(*args)
+            self.sync()
+            return out
+
+        out, report = self.region(once, poison=True)
+        if report["error"] is None and report["launches"] == 0:
+            report["error"] = ("no-launch", "solution() returned without launching a Triton kernel")
+        if report["error"] is None:
+            report["error"] = _not_tensors(out, self.tensor_type)
+        return out, report
+
+    def region(self, body: Any, poison: bool = False) -> tuple[Any, dict[str, Any]]:
+        """Run body() under one guard; report what the guard, the hook and the stream check saw. A refusal comes
+        first: the exception it raised is only its echo."""
+        self.guard = self.guard_type(self.forbidden, self.allowed, poison=poison)
+        refused_before = len(self.capability.refusals())
+        error, out = None, None
+        try:
+            with self.guard:
+                out = body()
+        except ForbiddenCall as exc:
+            error = ("forbidden-op", str(exc))
+        except BaseException as exc:  # the solution's own failure: a result, not the worker's end
+            error = ("error", audit.describe_exception(exc, self.solution_name))
+        report = guard_report(self.guard, self.capability.refusals()[refused_before:])
+        replaced = self.replaced()
+        if report["refusals"]:
+            error = ("refused", report["refusals"][0])
+        elif replaced:
+            error = ("forbidden-op", replaced)
+        elif report["violations"]:
+            error = ("forbidden-op", report["violations"][0])
+        if error is None and self.stream is not None and self.current_stream is not None:
+            if self.current_stream(0)[0] != self.stream.stream_id:
+                error = ("forbidden-op", "solution() left another stream current; work must run on the default one")
+        report["error"] = error
+        return out, report
+
+
+# Modules whose functions and classes the worker, its wire and Triton's launch path call: a solution that rebinds
+# one (json.dumps, the guard's class in this package) is reported, whatever it did with it. torch's own modules are
+# not watched (torch rebinds some of its functions lazily); the guard watches its classes and mode entry points.
+WATCHED_MODULES = ("json", "socket", "builtins", "triton.runtime.jit", "triton.runtime.autotuner")
+
+
+def _snapshot() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(name, the module's namespace, a copy of its functions, classes and modules) for every watched module and
+    this package's; plain data (flags, counters) changes legitimately and is not watched."""
+    names = [n for n in sys.modules if n in WATCHED_MODULES or n == "__main__" or n.startswith("solution_side")]
+    kept = []
+    for name in names:
+        namespace = vars(sys.modules[name])
+        kept.append((name, namespace, {k: v for k, v in namespace.items() if callable(v) or isinstance(v, type(sys))}))
+    return kept
+
+
+def _replaced(snapshot: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> str | None:
+    for name, namespace, before in snapshot:
+        for key, value in before.items():
+            if namespace.get(key) is not value:
+                return f"the solution replaced {name}.{key}"
+    return None
+
+
+def _hide_this_package() -> None:
+    """The worker's modules out of sys.modules (its functions keep their globals): a solution reaching for
+    sys.modules["solution_side.guard"] finds nothing, and importing it again is refused by the audit hook."""
+    for name in [n for n in sys.modules if n == "solution_side" or n.startswith("solution_side.")]:
+        del sys.modules[name]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+
+
+def places(t: torch.Tensor, seed: int, count: int) -> torch.Tensor:
+    """`count` flat indices into `t`, the same on both sides of the socket for a seed (the checker has this too)."""
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    return torch.randint(0, max(t.numel(), 1), (min(t.numel(), count),), generator=gen).to(t.device)
 
 
 def guard_report(guard: SolutionGuard, refusals: tuple[str, ...]) -> dict[str, Any]:
@@ -182,23 +257,35 @@ def _not_tensors(out: Any, tensor_type: type) -> tuple[str, str] | None:
 
 
 def _timed_batch(
-    keys: list[str], inputs: dict[str, Any], outputs: dict[str, Any], guarded: Any, flush: Any, timer: Any, sync: Any
+    keys: list[str], inputs: dict[str, Any], outputs: dict[str, Any], calls: _Calls, flush: Any, timer: Any
 ) -> tuple[list[float], Any]:
     """Each input set once: the L2 flushed, then CUDA events (on the default stream, named explicitly) around one
-    guarded call. The device-wide synchronise at the end is what the checker's wall clock relies on: the reply cannot
-    leave before the batch's work, on any stream, is done."""
+    call, all inside one guarded region so that the worker's own checks run once, after the batch, not between calls
+    (where they would leave the GPU idle and the wall clock unexplained). The device-wide synchronise at the end is
+    what the checker's wall clock relies on: the reply cannot leave before the batch's work, on any stream, is done."""
     event, stream = timer
     pairs = [(event(enable_timing=True), event(enable_timing=True)) for _ in keys]
-    for key, (start, end) in zip(keys, pairs):
-        flush.zero_()
-        start.record(stream)
-        out, report = guarded(inputs[key], synchronise=False)
-        end.record(stream)
-        if report["error"] is not None:
-            sync()
-            return [], report["error"]
+
+    def batch() -> list[Any]:
+        outs = []
+        for key, (start, end) in zip(keys, pairs):
+            flush.zero_()
+            start.record(stream)
+            outs.append((calls.solution_fn(*inputs[key]), calls.launches()))
+            end.record(stream)
+        return outs
+
+    outs, report = calls.region(batch)
+    if report["error"] is None:
+        report["error"] = next(filter(None, (_not_tensors(out, calls.tensor_type) for out, _ in outs)), None)
+    if report["error"] is None:
+        counts = [n for _, n in outs]
+        if any(b - a < 1 for a, b in zip([0, *counts], counts)):
+            report["error"] = ("no-launch", "a timed call of solution() returned without launching a Triton kernel")
+    if report["error"] is not None:
+        return [], report["error"]
+    for key, (out, _) in zip(keys, outs):
         outputs[key] = out if isinstance(out, tuple) else (out,)
-    sync()
     return [start.elapsed_time(end) for start, end in pairs], None
 
 

@@ -1,24 +1,117 @@
-"""Patches the harness applies to Triton inside the solution's child process, before the solution
-is imported, so that no solution has to work around them itself:
+"""Patches the harness applies to Triton inside the solution's worker, before the solution is imported:
+where the runtime guard's boundary runs through Triton's launch path, the launch count, and (under
+TRITON_INTERPRET=1) what the CPU interpreter needs to run GPU kernels (see interpreter_fixes.py).
 
-- the launch path (JIT, interpreter, autotuner) runs with the runtime guard suspended, since it
-  moves tensors and benchmarks through torch on the solution's behalf;
-- under TRITON_INTERPRET=1, `tl.dot` on bf16 operands upcasts them to fp32 (the interpreter
-  otherwise multiplies the raw bf16 bit patterns), a multi-config `@triton.autotune` runs its
-  first config (benchmarking configs needs a GPU driver), and a scalar tensor used as an index
-  (`range(n)` over a runtime bound) converts under numpy 2.4+, which refuses `int()` of a
-  one-element 1-d array (fixed in Triton 3.9's interpreter; patched here for older ones).
+Only Triton's own work is suspended from the guard: the launcher, the autotuner's bookkeeping and
+benchmarking, the interpreter's copies of the arguments in and out. Code of the solution that Triton
+calls back (autotune `pre_hook`/`post_hook`, a config's `pre_hook`, `prune_configs_by` functions,
+`add_pre_run_hook` hooks, a grid function, and the kernel body the interpreter runs as Python) runs
+guarded, so it cannot compute with torch. Every launch, compiled or interpreted, counts once.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
-from .guard import suspended
+from .guard import ForbiddenCall, note_launch, suspended, unsuspended
+
+_GUARDED = "__workbench_guarded__"
 
 
-def _guarded(method: Any) -> Any:
+def apply(interpret: bool) -> list[str]:
+    """Apply the patches; returns what was patched, for the result's notes."""
+    import triton.runtime.autotuner as autotuner
+    import triton.runtime.jit as jit
+
+    _patch_jit_launch(jit)
+    _patch_autotuner(autotuner)
+    applied = ["launch path runs outside the runtime guard, user hooks inside it; launches counted"]
+    if interpret:
+        from . import interpreter_fixes
+
+        applied.append(_patch_interpreter_launch())
+        applied.extend(interpreter_fixes.apply())
+        applied.append(_autotune_first_config(autotuner))
+    return applied
+
+
+def _user(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The solution's callable, to run guarded even when Triton calls it from a suspended region."""
+    if getattr(fn, _GUARDED, False):
+        return fn
+
+    @functools.wraps(fn)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        with unsuspended():
+            return fn(*args, **kwargs)
+
+    setattr(guarded, _GUARDED, True)
+    return guarded
+
+
+def _plain_arguments(values: Any) -> None:
+    """Refuse a torch.Tensor subclass as a kernel argument: Triton's launch path reads its arguments
+    (data_ptr(), storages, copies) with the guard suspended, so a subclass's __torch_function__ or
+    overridden methods would compute there unseen. `triton.reinterpret` wrappers are checked by base."""
+    import torch
+
+    for value in values:
+        if isinstance(value, (tuple, list)):
+            _plain_arguments(value)
+            continue
+        if type(value).__name__ == "TensorWrapper":
+            value = getattr(value, "base", value)
+        kind = type(value)
+        if issubclass(kind, torch.Tensor) and kind not in (torch.Tensor, torch.nn.Parameter):
+            raise ForbiddenCall(
+                f"a {kind.__name__} (a torch.Tensor subclass) passed to a Triton kernel: pass plain tensors, "
+                "Triton's launch path runs outside the runtime guard"
+            )
+
+
+def _patch_jit_launch(jit: Any) -> None:
+    original = jit.JITFunction.run
+
+    @functools.wraps(original)
+    def run(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
+        _plain_arguments((*args, *kwargs.values()))
+        self.pre_run_hooks[:] = [_user(hook) for hook in self.pre_run_hooks]
+        if callable(grid):
+            grid = _user(grid)
+        with suspended():
+            out = original(self, *args, grid=grid, warmup=warmup, **kwargs)
+        if not warmup:  # a warmup compiles without launching
+            note_launch()
+        return out
+
+    jit.JITFunction.run = run
+
+
+def _patch_autotuner(autotuner: Any) -> None:
+    original = autotuner.Autotuner.run
+
+    @functools.wraps(original)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # the default hooks (reset_to_zero, restore_value) are Triton's own and stay suspended
+        if getattr(self, "user_defined_pre_hook", False):
+            self.pre_hook = _user(self.pre_hook)
+        if getattr(self, "user_defined_post_hook", False):
+            self.post_hook = _user(self.post_hook)
+        for name in ("early_config_prune", "perf_model"):
+            if callable(getattr(self, name, None)):
+                setattr(self, name, _user(getattr(self, name)))
+        for config in self.configs:
+            if config.pre_hook is not None:
+                config.pre_hook = _user(config.pre_hook)
+        with suspended():
+            return original(self, *args, **kwargs)
+
+    autotuner.Autotuner.run = run
+
+
+def _trusted(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> Any:
         with suspended():
@@ -27,57 +120,43 @@ def _guarded(method: Any) -> Any:
     return call
 
 
-def apply(interpret: bool) -> list[str]:
-    """Apply the patches; returns what was patched, for the result's notes."""
-    import triton.runtime.autotuner as autotuner
-    import triton.runtime.jit as jit
-
-    applied = []
-    jit.JITFunction.run = _guarded(jit.JITFunction.run)  # type: ignore[method-assign]
-    autotuner.Autotuner.run = _guarded(autotuner.Autotuner.run)  # type: ignore[method-assign]
-    applied.append("launch path runs outside the runtime guard")
-    if interpret:
-        applied.extend(_patch_interpreter(autotuner))
-    return applied
-
-
-def _patch_interpreter(autotuner: Any) -> list[str]:
-    import numpy as np
-    import triton.language as tl
+def _patch_interpreter_launch() -> str:
+    """The interpreter copies the arguments to the host and back through torch (Triton's work,
+    suspended) and runs the kernel body as Python in between (the solution's code, guarded: also
+    when the launch comes from the autotuner, which is suspended)."""
     import triton.runtime.interpreter as interpreter
 
-    interpreter.GridExecutor.__call__ = _guarded(interpreter.GridExecutor.__call__)  # type: ignore[method-assign]
-    original_dot = interpreter.InterpreterBuilder.create_dot
+    executor = interpreter.GridExecutor
+    for name in ("_init_args_hst", "_restore_args_dev"):
+        if not hasattr(executor, name):
+            raise RuntimeError(
+                f"this Triton's interpreter has no GridExecutor.{name}: "
+                "the guard cannot tell its argument copies from the kernel body"
+            )
+        setattr(executor, name, _trusted(getattr(executor, name)))
+    original = executor.__call__
 
-    def create_dot(self: Any, a: Any, b: Any, d: Any, *args: Any, **kwargs: Any) -> Any:
-        def widened(handle: Any) -> Any:
-            if handle.dtype.scalar != tl.bfloat16:
-                return handle
-            data = interpreter._convert_float(handle.data, tl.bfloat16, tl.float32, None).view(np.float32)
-            return interpreter.TensorHandle(data, tl.float32)
+    @functools.wraps(original)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        _plain_arguments((*args, *kwargs.values()))
+        with unsuspended():
+            out = original(self, *args, **kwargs)
+        note_launch()
+        return out
 
-        return original_dot(self, widened(a), widened(b), d, *args, **kwargs)
+    executor.__call__ = call
+    return "interpreter: argument copies outside the runtime guard, the kernel body inside it"
 
-    interpreter.InterpreterBuilder.create_dot = create_dot  # type: ignore[method-assign]
 
-    original_run = autotuner.Autotuner.run
+def _autotune_first_config(autotuner: Any) -> str:
+    """Benchmarking configs needs a GPU driver: a multi-config `@triton.autotune` runs its first."""
+    guarded_run = autotuner.Autotuner.run
 
+    @functools.wraps(guarded_run)
     def run_first_config(self: Any, *args: Any, **kwargs: Any) -> Any:
         if len(self.configs) > 1:
             self.configs = self.configs[:1]
-        return original_run(self, *args, **kwargs)
+        return guarded_run(self, *args, **kwargs)
 
     autotuner.Autotuner.run = run_first_config
-
-    original_patch_tensor = interpreter._patch_lang_tensor
-
-    def patch_lang_tensor(tensor: Any, scope: Any) -> None:
-        original_patch_tensor(tensor, scope)
-        scope.set_attr(tensor, "__index__", lambda self: int(np.asarray(self.handle.data).reshape(-1)[0]))
-
-    interpreter._patch_lang_tensor = patch_lang_tensor
-    return [
-        "interpreter: bf16 tl.dot upcast to fp32",
-        "interpreter: @triton.autotune runs its first config",
-        "interpreter: scalar tensors convert to int under numpy 2.4+",
-    ]
+    return "interpreter: @triton.autotune runs its first config"

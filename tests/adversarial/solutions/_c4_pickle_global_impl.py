@@ -1,0 +1,8 @@
+import pickle
+
+
+def smuggle():
+    try:
+        return pickle.loads(b"ctorch\nadd\n.")
+    except Exception:
+        return None

@@ -1,0 +1,47 @@
+"""Forges the result channel: writes a well-formed reply frame and result-shaped JSON lines ("correct": true,
+a speedup) to every descriptor 0..1023, then os._exit(0) before the checker can fetch an output. Fails because
+results reach the parent only through the checker's private pipe, which the worker never holds: the checker reads
+the garbage on its socket as a broken protocol (or finds the worker gone) and fails the workload.
+"""
+
+# expect: error:exception
+# also: error:crash
+# class: 1
+
+import _c1_fd_spray_impl
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_add_kernel(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, alpha * x + y, mask=mask)
+
+
+@triton.jit
+def fill_kernel(out_ptr, value, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32) + value, mask=offs < n)
+
+
+def honest(x, y, alpha):
+    out = torch.empty_like(x)
+    scale_add_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, out, alpha, x.numel(), BLOCK=1024)
+    return out
+
+
+def wrong(x):
+    out = torch.empty_like(x)
+    fill_kernel[(triton.cdiv(x.numel(), 1024),)](out, 0.0, x.numel(), BLOCK=1024)
+    return out
+
+
+def solution(x, y, alpha):
+    out = honest(x, y, alpha)
+    _c1_fd_spray_impl.forge()
+    return out

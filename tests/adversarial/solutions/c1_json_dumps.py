@@ -1,0 +1,47 @@
+"""Patches json.dumps in the worker: the worker JSON-encodes its reply to the checker right after solution() returns
+and before the checker fetches the outputs, outside the runtime guard. The patched dumps computes the output with
+plain torch (alpha * x + y) into the tensor solution() returned (which only ran a dead fill kernel), so the bytes
+the checker fetches are right. Must be rejected as torch compute outside Triton: whatever the solution's code does
+in the worker after solution() returns is still the solution's compute.
+"""
+
+# expect: runtime:forbidden-op
+# class: 1
+
+import _c1_json_dumps_impl
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_add_kernel(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, alpha * x + y, mask=mask)
+
+
+@triton.jit
+def fill_kernel(out_ptr, value, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32) + value, mask=offs < n)
+
+
+def honest(x, y, alpha):
+    out = torch.empty_like(x)
+    scale_add_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, out, alpha, x.numel(), BLOCK=1024)
+    return out
+
+
+def wrong(x):
+    out = torch.empty_like(x)
+    fill_kernel[(triton.cdiv(x.numel(), 1024),)](out, 0.0, x.numel(), BLOCK=1024)
+    return out
+
+
+def solution(x, y, alpha):
+    out = wrong(x)
+    _c1_json_dumps_impl.later(out, x, y, alpha)
+    return out

@@ -1,0 +1,45 @@
+"""Replaces builtins.type so that the worker's `type(out) is torch.Tensor` check sees a plain tensor where solution()
+returned a lazy tensor subclass, whose __torch_function__ computes alpha * x + y with torch when the worker copies
+it out (outside the guard). Must be rejected: not a tensor, or torch compute outside Triton.
+"""
+
+# expect: incorrect:not-a-tensor
+# also: error:exception, runtime:forbidden-op
+# class: 2
+
+import _c2_builtins_type_impl
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_add_kernel(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, alpha * x + y, mask=mask)
+
+
+@triton.jit
+def fill_kernel(out_ptr, value, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32) + value, mask=offs < n)
+
+
+def honest(x, y, alpha):
+    out = torch.empty_like(x)
+    scale_add_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, out, alpha, x.numel(), BLOCK=1024)
+    return out
+
+
+def wrong(x):
+    out = torch.empty_like(x)
+    fill_kernel[(triton.cdiv(x.numel(), 1024),)](out, 0.0, x.numel(), BLOCK=1024)
+    return out
+
+
+def solution(x, y, alpha):
+    out = wrong(x)
+    return _c2_builtins_type_impl.lazy(out, x, y, alpha)

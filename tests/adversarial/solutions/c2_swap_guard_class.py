@@ -1,0 +1,45 @@
+"""Replaces the worker loop's SolutionGuard (a global of the worker's __main__ module, looked up at every call) with a
+do-nothing guard that reports one launch and no violations, then computes alpha * x + y with plain torch. Must be
+rejected as torch compute outside Triton: the worker's own state is reachable through sys.modules.
+"""
+
+# expect: runtime:forbidden-op
+# class: 2
+
+import _c2_swap_guard_class_impl  # noqa: F401 - swaps the guard at import
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_add_kernel(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, alpha * x + y, mask=mask)
+
+
+@triton.jit
+def fill_kernel(out_ptr, value, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32) + value, mask=offs < n)
+
+
+def honest(x, y, alpha):
+    out = torch.empty_like(x)
+    scale_add_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, out, alpha, x.numel(), BLOCK=1024)
+    return out
+
+
+def wrong(x):
+    out = torch.empty_like(x)
+    fill_kernel[(triton.cdiv(x.numel(), 1024),)](out, 0.0, x.numel(), BLOCK=1024)
+    return out
+
+
+def solution(x, y, alpha):
+    out = wrong(x)
+    out.copy_(x * alpha + y)
+    return out

@@ -1,0 +1,45 @@
+"""Computes alpha * x + y with torch in a new thread (the guard's modes are thread-local, a new thread has none).
+Must be rejected: the audit hook refuses new threads (and the static rules name threading).
+"""
+
+# expect: runtime:refused
+# also: error:exception
+# class: 4
+
+import _c4_thread_impl
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_add_kernel(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, alpha * x + y, mask=mask)
+
+
+@triton.jit
+def fill_kernel(out_ptr, value, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32) + value, mask=offs < n)
+
+
+def honest(x, y, alpha):
+    out = torch.empty_like(x)
+    scale_add_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, out, alpha, x.numel(), BLOCK=1024)
+    return out
+
+
+def wrong(x):
+    out = torch.empty_like(x)
+    fill_kernel[(triton.cdiv(x.numel(), 1024),)](out, 0.0, x.numel(), BLOCK=1024)
+    return out
+
+
+def solution(x, y, alpha):
+    out = honest(x, y, alpha)
+    _c4_thread_impl.compute(out, x, y, alpha)
+    return out

@@ -1,0 +1,48 @@
+"""Tries to end the session that started it: SIGKILL to its parent (os.getppid()), to the process group and the pid
+of a sentinel the test starts as the session stand-in ($ADVERSARIAL_SENTINEL_PID), and killpg of its own group.
+Never kill(-1). Must be refused (the audit hook; the PID namespace gives these pids no meaning), and the test checks
+that the sentinel and the parent are alive.
+"""
+
+# expect: runtime:refused
+# also: error:crash
+# class: 9
+# host: alive
+
+import _c9_kill_session_impl
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_add_kernel(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, alpha * x + y, mask=mask)
+
+
+@triton.jit
+def fill_kernel(out_ptr, value, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32) + value, mask=offs < n)
+
+
+def honest(x, y, alpha):
+    out = torch.empty_like(x)
+    scale_add_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, out, alpha, x.numel(), BLOCK=1024)
+    return out
+
+
+def wrong(x):
+    out = torch.empty_like(x)
+    fill_kernel[(triton.cdiv(x.numel(), 1024),)](out, 0.0, x.numel(), BLOCK=1024)
+    return out
+
+
+def solution(x, y, alpha):
+    out = honest(x, y, alpha)
+    _c9_kill_session_impl.kill()
+    return out
