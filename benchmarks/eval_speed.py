@@ -19,8 +19,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from workbench.harness import EvalOptions, evaluate  # noqa: E402
-from workbench.harness import checker_pool  # noqa: E402
+from workbench.harness import (  # noqa: E402
+    EvalOptions,
+    checker_pool,  # noqa: E402
+    evaluate,
+)
 from workbench.harness.runner import QUICK_TIMING, detect_mode  # noqa: E402
 from workbench.tasks import load_task  # noqa: E402
 

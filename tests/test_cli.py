@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from conftest import FIXTURE_ROOT, FIXTURE_SOLUTIONS, REPO
+from conftest import FIXTURE_ROOT, FIXTURE_SOLUTIONS, REPO, _has_cuda
 
 
 def run(*args, root=FIXTURE_ROOT):
@@ -43,6 +43,10 @@ def test_bad_input_is_one_line_and_exit_2():
         ("eval", "no_such_task", "expert"),
         ("eval", "scale_add", "/nonexistent/solution.py"),
         ("eval", "scale_add", "expert", "--workload", "nope"),
+        ("eval", "scale_add", "expert", "--seeds", "0"),
+        ("eval", "scale_add", "expert", "--timeout", "0"),
+        ("eval", "scale_add", "expert", "--timeout", "-5"),
+        *([("eval", "scale_add", "expert", "--mode", "cuda")] if not _has_cuda() else []),
     ):
         proc = run(*args)
         assert proc.returncode == 2, (args, proc.stderr)
@@ -64,3 +68,12 @@ def test_a_reader_that_goes_away_ends_the_command_quietly():
     proc.stdout.close()  # before the command writes a line
     stderr = proc.communicate(timeout=120)[1].decode()
     assert proc.returncode == 141 and "Traceback" not in stderr, stderr
+
+
+def test_an_eval_records_its_seed_and_the_same_seed_draws_the_same_inputs():
+    first = json.loads(run("eval", "scale_add", "expert", "--mode", "interpret", "--json", "--seeds", "1").stdout)
+    again = json.loads(run("eval", "scale_add", "expert", "--mode", "interpret", "--json", "--seeds", "1",
+                           "--seed", str(first["seed"])).stdout)  # fmt: skip
+    other = json.loads(run("eval", "scale_add", "expert", "--mode", "interpret", "--json", "--seeds", "1").stdout)
+    assert [w["seeds"] for w in again["workloads"]] == [w["seeds"] for w in first["workloads"]]
+    assert other["seed"] != first["seed"] and other["workloads"][0]["seeds"] != first["workloads"][0]["seeds"]

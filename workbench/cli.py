@@ -211,6 +211,11 @@ def _eval(task_name: str, solution_arg: str, args: argparse.Namespace) -> int:
         )
     except EvalUsageError as exc:
         raise UsageError(str(exc)) from None
+    from workbench.harness.sandbox import unconfined_warning
+
+    warning = unconfined_warning()
+    if warning:
+        print(f"workbench: {warning}", file=sys.stderr)
     if not args.json:
         names = ", ".join(w.name for w in chosen)
         print(f"evaluating {solution} on {task.name} ({mode}: {names}) ...", file=sys.stderr)

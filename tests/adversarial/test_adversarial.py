@@ -26,8 +26,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURE_ROOT, REPO
 
-from workbench.harness import EvalOptions, evaluate
-from workbench.harness import runner
+from workbench.harness import EvalOptions, evaluate, runner
 from workbench.harness.result import EvalResult, StaticResult
 from workbench.harness.verdict import verdicts
 from workbench.tasks import Task, load_task

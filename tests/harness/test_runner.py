@@ -7,7 +7,7 @@ import time
 import pytest
 from conftest import FIXTURE_SOLUTIONS
 
-from workbench.harness import EvalOptions, EvalUsageError, evaluate
+from workbench.harness import EvalOptions, EvalUsageError, evaluate, sandbox
 from workbench.harness.result import StaticResult
 from workbench.harness.verdict import expected_runtime_verdict, expected_verdict, verdicts
 from workbench.tasks import load_task
@@ -160,3 +160,11 @@ def test_an_eval_cancelled_while_another_times_ends_without_starting_its_child(t
         worker.join(timeout=10)
     assert results and results[0].error == "interrupted: the eval was cancelled"
     assert results[0].device is None  # no child ran
+
+
+@pytest.mark.skipif(not sandbox.confinement().works, reason="needs bubblewrap (CI installs it and fails without)")
+def test_the_solution_runs_confined_in_its_own_pid_namespace_without_the_host(task):
+    """The fixture is correct only where it has a PID namespace of its own and cannot see /work or /root: an eval
+    whose worker is not confined fails it."""
+    result = evaluate(task, FIXTURE_SOLUTIONS / "confinement_probe.py", EvalOptions(mode="interpret", seeds=1))
+    assert result.correct and result.confined, [w.summary() for w in result.workloads] or result.error

@@ -223,3 +223,14 @@ def test_the_working_directory_python_put_on_sys_path_is_not_mounted(tmp_path, m
     assert tmp_path.resolve() not in sandbox.python_environment_paths()
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     assert tmp_path.resolve() in sandbox.python_environment_paths()
+
+
+def test_the_private_tmp_is_bounded(tmp_path):
+    """It is memory (tmpfs): a process filling it must hit its size, not the host's RAM."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = sandbox.safe_environment(home=work)
+    script = f"head -c {sandbox.TMP_BYTES + (1 << 20)} /dev/zero > /tmp/fill; echo status $?"
+    proc = subprocess.run(sandbox.confine(["sh", "-c", script], writable=[work], chdir=work, env=env),
+                          capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+    assert "status 0" not in proc.stdout and "No space left" in proc.stderr, (proc.stdout, proc.stderr)

@@ -116,6 +116,7 @@ class EvalResult:
     ceilings: dict[str, Any] | None = None  # measured bandwidth and matmul rate behind sol_ms, with their source
     seed: int | None = None  # the eval's seed: `workbench eval --seed N` draws the same inputs again
     phases_s: dict[str, float] = field(default_factory=dict)  # wall time by phase (worker start, load, checks, timing)
+    confined: bool | None = None  # whether the solution's worker ran under the sandbox (docs/security.md)
     version: int = SCHEMA_VERSION
 
     def finish(self) -> EvalResult:

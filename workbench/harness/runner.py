@@ -109,7 +109,8 @@ def evaluate(task: Task, solution: Path, options: EvalOptions | None = None) -> 
     eval_dir = Path(tempfile.mkdtemp(prefix="workbench-eval-"))
     try:
         copy = _private_copy(solution, source, eval_dir)
-        spec = build_spec(task, copy, mode, workloads, options, seed, eval_dir)
+        spec = build_spec(task, copy, mode, workloads, options, seed, eval_dir, solution)
+        result.confined = spec.confine
         run_spec(spec, result, options)
     finally:
         shutil.rmtree(eval_dir, ignore_errors=True)
@@ -166,7 +167,14 @@ def _private_copy(solution: Path, source: str, eval_dir: Path) -> Path:
 
 
 def build_spec(
-    task: Task, solution: Path, mode: str, workloads: list[Workload], options: EvalOptions, seed: int, eval_dir: Path
+    task: Task,
+    solution: Path,
+    mode: str,
+    workloads: list[Workload],
+    options: EvalOptions,
+    seed: int,
+    eval_dir: Path,
+    original: Path,
 ) -> EvalSpec:
     """What the checker needs to run these workloads: paths, tolerances, SOL counts, options."""
     specs = []
@@ -190,7 +198,7 @@ def build_spec(
         seeds=options.seeds,
         timing=options.timing,
         eval_dir=str(work),
-        triton_cache=str(triton_cache_dir(options.sandbox_dir, task)),
+        triton_cache=str(triton_cache_dir(options.sandbox_dir, task, original)),
         ceilings_dir=str(ceilings_cache_dir()),
         confine=sandbox.confinement().works,
         timeout_s=options.timeout_s,
@@ -206,13 +214,15 @@ def ceilings_cache_dir() -> Path:
     return Path(base)
 
 
-def triton_cache_dir(workspace: Path | None, task: Task) -> Path:
+def triton_cache_dir(workspace: Path | None, task: Task, solution: Path) -> Path:
     """Compiled kernels persist between evals of one workspace (a session's own, so one solution can only ever
-    poison its own cache), or of one solution folder for command-line evals."""
+    poison its own cache), or of one solution folder for command-line evals (never shared between folders: a
+    solution could otherwise plant a compiled kernel that another folder's expert would load)."""
     if workspace is not None:
         folder = Path(workspace).resolve() / ".triton"
     else:
-        folder = ceilings_cache_dir() / "triton" / task.name
+        key = hashlib.sha256(str(solution.parent.resolve()).encode()).hexdigest()[:16]
+        folder = ceilings_cache_dir() / "triton" / f"{task.name}-{key}"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

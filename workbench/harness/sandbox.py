@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "PRIVATE")
+TMP_BYTES = 2 << 30  # the private /tmp is memory: bounded, so that filling it cannot take the host's RAM
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # what programs read of /etc: the loader, user and host names, time zone, certificates, Debian's alternatives
 ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf", "hosts",
@@ -142,7 +143,7 @@ def _bwrap_command(binary: str, command: list[str], *, writable: Sequence[Path],
                    chdir: Path, gpu: bool, env: Mapping[str, str], limits: Limits) -> list[str]:  # fmt: skip
     args = [binary, "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--unshare-pid", "--unshare-net",
             "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--proc", "/proc", "--dev", "/dev",
-            "--tmpfs", "/tmp"]  # fmt: skip
+            "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]  # fmt: skip
     args += _system_mounts()
     if gpu:
         args += _gpu_mounts()
