@@ -276,6 +276,7 @@ def _timed_batch(
         return outs
 
     outs, report = calls.region(batch)
+    calls.sync()  # device-wide, every stream: the reply leaves only once the batch's work is done
     if report["error"] is None:
         report["error"] = next(filter(None, (_not_tensors(out, calls.tensor_type) for out, _ in outs)), None)
     if report["error"] is None:

@@ -1,0 +1,164 @@
+"""The timing protocol between checker and worker, on the CPU: the checker's rounds against a worker stand-in that
+keeps (or breaks) the rules, and the worker's timed batch with a stand-in for CUDA events. The GPU runs the same
+code with real events; here the clock is the host's."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+import torch
+
+from workbench.harness import workload_check
+from workbench.harness.result import WorkloadResult
+from workbench.harness.solution_side import main as worker_main
+from workbench.harness.spec import EvalSpec, WorkloadSpec
+from workbench.harness.workload_check import Rejected, TaskCode, WorkloadCheck
+
+CALL_S = 0.002  # what one solution call takes in the stand-in worker
+
+
+class HostEvent:
+    """A CUDA event on the host's clock."""
+
+    def __init__(self, enable_timing: bool = True) -> None:
+        self.at = 0.0
+
+    def record(self, stream: Any = None) -> None:
+        self.at = time.perf_counter()
+
+    def elapsed_time(self, end: HostEvent) -> float:
+        return (end.at - self.at) * 1e3
+
+
+def make_inputs(params: dict, seed: int, device: Any) -> tuple:
+    gen = torch.Generator().manual_seed(seed)
+    return (torch.randn(int(params["n"]), generator=gen),)
+
+
+def reference(x: torch.Tensor) -> torch.Tensor:
+    return x * 2 + 1
+
+
+class StandInWorker:
+    """Answers the checker's requests like the real worker. `cheat` picks a broken rule: "stale" returns the first
+    round's outputs for later rounds (a cache by identity), "events" reports a hundredth of each call's time."""
+
+    def __init__(self, cheat: str | None = None) -> None:
+        self.cheat, self.inputs, self.outputs, self.seeds, self.first = cheat, {}, {}, [], {}
+
+    def request(self, header: dict, timeout: float, device: Any = None) -> tuple[dict, list]:
+        op = header["op"]
+        if op == "inputs":
+            self.seeds.append(header["seed"])
+            self.inputs[header["key"]] = make_inputs(header["params"], header["seed"], None)
+        elif op in ("call", "time"):
+            keys = header.get("keys", [header.get("key")])
+            for key in keys:
+                time.sleep(CALL_S)
+                fresh = reference(*self.inputs[key])
+                self.outputs[key] = self.first.setdefault(key, fresh) if self.cheat == "stale" else fresh
+            if op == "time":
+                share = 0.01 if self.cheat == "events" else 1.0
+                return {"ok": True, "samples_ms": [CALL_S * 1e3 * share] * len(keys), "error": None}, []
+        elif op == "fetch":
+            return {"ok": True}, [self.outputs[header["key"]]]
+        return {"ok": True}, []
+
+
+@pytest.fixture
+def host_timing(monkeypatch):
+    monkeypatch.setattr(workload_check.torch.cuda, "Event", HostEvent)
+    monkeypatch.setattr(workload_check.torch.cuda, "synchronize", lambda *a: None)
+    monkeypatch.setattr(workload_check, "flush_buffer", lambda device: torch.zeros(16))
+    monkeypatch.setattr(workload_check, "_flush_ms", lambda flush: 0.001)
+    import workbench.harness.ceilings as ceilings
+
+    monkeypatch.setattr(ceilings, "device_ceilings", lambda device: {"bandwidth_gbps": 1000.0, "matmul_tflops": 100.0})
+
+
+def run_timing(worker: StandInWorker, sol_bytes: float = 0.0) -> WorkloadResult:
+    w = WorkloadSpec("w", {"n": 1000}, sol_bytes=sol_bytes, sol_flops=0.0, timed=True)
+    spec = EvalSpec(task_dir="", solution="", mode="cuda", outputs=("out",), tolerance={"float32": (1e-6, 1e-6)},
+                    forbidden_calls=(), allowed_torch_ops=(), workloads=[w], seed=12345,
+                    timing={"budget_s": 0.2, "warmup_s": 0.01})  # fmt: skip
+    check = WorkloadCheck(spec, TaskCode(make_inputs, reference), worker, lambda: 60.0, lambda name: _nothing())
+    check.device = torch.device("cpu")
+    result = WorkloadResult(name="w")
+    check._time(w, result)
+    return result
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_an_honest_worker_is_timed_on_fresh_inputs_every_round(host_timing):
+    worker = StandInWorker()
+    result = run_timing(worker)
+    assert result.latency_ms is not None and result.latency_ms.median == pytest.approx(CALL_S * 1e3)
+    assert result.reference_ms is not None and result.speedup is not None
+    assert "rounds" in (result.timing_note or "")
+    assert len(worker.seeds) >= 4 and len(set(worker.seeds)) == len(worker.seeds)  # no input set made twice
+
+
+def test_outputs_cached_from_an_earlier_round_are_caught(host_timing):
+    with pytest.raises(Rejected) as rejected:
+        run_timing(StandInWorker(cheat="stale"))
+    assert rejected.value.failure == "mismatch" and "while timing" in rejected.value.message
+
+
+def test_events_that_report_a_fraction_of_the_work_are_caught_by_the_wall_clock(host_timing):
+    with pytest.raises(Rejected) as rejected:
+        run_timing(StandInWorker(cheat="events"))
+    assert rejected.value.failure == "timing-unverified"
+
+
+def test_a_latency_under_the_speed_of_light_is_rejected(host_timing):
+    # 1e8 bytes at 1000 GB/s is 0.1 ms of SOL; the stand-in's 2 ms calls are plausible, then not at 1e10 bytes
+    assert run_timing(StandInWorker(), sol_bytes=1e8).sol_fraction is not None
+    with pytest.raises(Rejected) as rejected:
+        run_timing(StandInWorker(), sol_bytes=1e10)
+    assert rejected.value.failure == "timing-implausible"
+
+
+class StandInCalls:
+    """The worker's _Calls with the guard's launch count and the device synchronise observed."""
+
+    def __init__(self, launches_per_call: int = 1) -> None:
+        self.count, self.per_call, self.synced, self.tensor_type = 0, launches_per_call, [], torch.Tensor
+        self.solution_fn = self.solution
+
+    def solution(self, x: torch.Tensor) -> torch.Tensor:
+        self.count += self.per_call
+        return x + 1
+
+    def launches(self) -> int:
+        return self.count
+
+    def region(self, body: Any) -> tuple[Any, dict]:
+        return body(), {"error": None}
+
+    def sync(self) -> None:
+        self.synced.append(time.perf_counter())
+
+
+def test_the_workers_batch_synchronises_before_it_answers_and_keeps_each_output():
+    calls = StandInCalls()
+    inputs = {k: (torch.arange(3.0),) for k in ("a", "b")}
+    outputs: dict = {}
+    samples, error = worker_main._timed_batch(["a", "b"], inputs, outputs, calls, torch.zeros(4), (HostEvent, None))
+    assert error is None and len(samples) == 2 and calls.synced
+    assert torch.equal(outputs["b"][0], torch.arange(3.0) + 1)
+
+
+def test_a_timed_call_that_launches_nothing_is_refused():
+    calls = StandInCalls(launches_per_call=0)
+    inputs = {"a": (torch.arange(3.0),)}
+    samples, error = worker_main._timed_batch(["a"], inputs, {}, calls, torch.zeros(4), (HostEvent, None))
+    assert samples == [] and error[0] == "no-launch"
