@@ -4,6 +4,7 @@ Triton.
 """
 
 # expect: runtime:forbidden-op
+# also: error:exception  (the worker's modules are out of sys.modules: the lookup itself fails)
 # class: 2
 
 import _c2_guard_thread_state_impl

@@ -3,6 +3,7 @@ torch inside it. Must be rejected: only the harness's code may suspend the guard
 """
 
 # expect: runtime:forbidden-op
+# also: runtime:refused  (importing the worker's own package is refused to the solution)
 # class: 2
 
 import torch

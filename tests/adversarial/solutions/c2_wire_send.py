@@ -4,6 +4,7 @@ outside Triton.
 """
 
 # expect: runtime:forbidden-op
+# also: error:exception  (the worker's modules are out of sys.modules: the lookup itself fails)
 # class: 2
 
 import _c2_wire_send_impl

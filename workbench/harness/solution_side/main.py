@@ -109,7 +109,7 @@ def serve(sock: socket.socket, mode: str) -> int:
                 failure = ("forbidden-op", f"while the solution was imported: {replaced}")
             if failure is None and report["violations"]:
                 failure = ("forbidden-op", f"while the solution was imported: {report['violations'][0]}")
-            if failure is None and report["refusals"]:
+            if report["refusals"]:  # first: an exception the import raised is only the refusal's echo
                 failure = ("refused", f"while the solution was imported: {report['refusals'][0]}")
             wire.send(sock, {"ok": failure is None, "error": failure})
         elif op == "inputs":

@@ -9,6 +9,8 @@ pops are untouched.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -33,10 +35,19 @@ ENTRY_POINTS: tuple[tuple[Any, str], ...] = tuple(
         "_unset_torch_function_mode",
     )
 )
-# Not locked: the Python helpers of torch.overrides and torch.utils._python_dispatch (`_pop_mode`,
-# `_pop_mode_temporarily`, ...). torch's own handle_torch_function calls them by module global for every Python-level
-# torch function, so a stub there would refuse `x.split()`. A solution that pops through them leaves the stacks
-# changed, which verify_intact() reports after the call.
+# The Python helpers of torch.overrides and torch.utils._python_dispatch that pop a mode for a while and push it
+# back (so the stacks look intact afterwards). torch's own handle_torch_function calls them by module global for
+# every Python-level torch function, so they refuse only a caller outside torch (and this package).
+HELPERS: tuple[tuple[str, str], ...] = (
+    ("torch.overrides", "_pop_mode_temporarily"),
+    ("torch.overrides", "_pop_mode"),
+    ("torch.overrides", "_disable_user_modes"),
+    ("torch.utils._python_dispatch", "_pop_mode_temporarily"),
+    ("torch.utils._python_dispatch", "_pop_mode"),
+    ("torch.utils._python_dispatch", "_disable_current_modes"),
+)
+_TRUSTED_CALLERS = (os.path.dirname(os.path.realpath(torch.__file__)) + os.sep,
+                    os.path.dirname(os.path.realpath(__file__)) + os.sep)  # fmt: skip
 # Classes whose methods decide a latency or a device's work: patched between calls, verify_intact notices.
 _WATCHED_CLASSES = ("Tensor", "_C.TensorBase", "cuda.Event", "cuda.Stream", "cuda.streams.Event")
 
@@ -61,6 +72,16 @@ def _stub(original: Any, what: str, in_call: Callable[[], bool], refuse: Callabl
     return locked
 
 
+def _helper_stub(original: Any, what: str, in_call: Callable[[], bool], refuse: Callable[[str], None]) -> Any:
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        if in_call() and not os.path.realpath(sys._getframe(1).f_code.co_filename).startswith(_TRUSTED_CALLERS):
+            refuse(what)
+        return original(*args, **kwargs)
+
+    locked.__name__ = getattr(original, "__name__", what)
+    return locked
+
+
 def lock(in_call: Callable[[], bool], refuse: Callable[[str], None]) -> None:
     """Install the stubs once per process (later calls do nothing)."""
     for module, name in ENTRY_POINTS:
@@ -70,6 +91,15 @@ def lock(in_call: Callable[[], bool], refuse: Callable[[str], None]) -> None:
             continue
         stub = _stub(original, f"{module.__name__}.{name}", in_call, refuse)
         setattr(module, name, stub)
+        _stubs[key] = stub
+    for module_name, name in HELPERS:
+        helper_module = sys.modules.get(module_name)
+        original = getattr(helper_module, name, None)
+        key = (id(helper_module), name)
+        if helper_module is None or original is None or key in _stubs:
+            continue
+        stub = _helper_stub(original, f"{module_name}.{name}", in_call, refuse)
+        setattr(helper_module, name, stub)
         _stubs[key] = stub
 
 
