@@ -92,7 +92,8 @@ class Worker:
             shutil.copyfile(source, self.solution_dir / source.name)
         audit = {**config.get("audit", {}), "worker_dirs": [str(self.home / "solution_side")],
                  "readable": [str(self.solution_dir), str(self.plan.inputs.parent)],
-                 "writable": [str(self.work), str(self.plan.triton_cache), "/tmp"]}  # fmt: skip
+                 "writable": [str(self.work), str(self.plan.triton_cache), "/tmp"],
+                 "library_writable": [str(self.plan.triton_cache)]}  # fmt: skip
         wire.send(self.sock, {**config, "audit": audit, "solution": str(self.solution_dir / solution.name)})
         reply, _ = self._reply(timeout_s)
         return reply

@@ -70,8 +70,9 @@ def policy_from_config(config: Mapping[str, Any]) -> AuditPolicy:
     folders and /dev/null are always readable."""
     stdlib, packages = rules.library_roots()
     extra: dict[str, Any] = {}
-    if "worker_dirs" in config:
-        extra["worker_dirs"] = tuple(str(v) for v in config["worker_dirs"])
+    for key in ("worker_dirs", "library_writable"):
+        if key in config:
+            extra[key] = tuple(str(v) for v in config[key])
     # added to the defaults, never instead of them; the worker's own package is the solution's to leave alone
     named = tuple(str(v) for v in config.get("forbidden_modules", ()))
     extra["forbidden_modules"] = rules.DEFAULT_FORBIDDEN_MODULES + named + ("solution_side", "solution_side.*")
@@ -90,13 +91,14 @@ def install(policy: AuditPolicy) -> AuditCapability:
     classify = rules.Classifier(worker, stdlib, packages)
     readable = tuple(os.path.realpath(p) for p in policy.readable + policy.writable)
     writable = tuple(os.path.realpath(p) for p in policy.writable)
+    library_only = tuple(os.path.realpath(p) for p in policy.library_writable)
     refused: list[str] = []
     violations: list[str] = []
     trusted_depth: dict[int, int] = {}
     busy: set[int] = set()  # threads inside the hook: the hook's own frame reads raise events too
 
-    def stack() -> rules.Stack:
-        return rules.read_stack(sys._getframe(3), classify)  # skip stack(), decide(), hook()
+    def stack(extra: int = 0) -> rules.Stack:
+        return rules.read_stack(sys._getframe(3 + extra), classify)  # skip stack(), decide(), hook() (and helpers)
 
     def path_refusal(path: object, write: bool) -> str | None:
         if isinstance(path, int):
@@ -107,6 +109,8 @@ def install(policy: AuditPolicy) -> AuditCapability:
             return f"unreadable path {path!r}"
         if write and (not rules.under(real, writable) or rules.under(real, worker)):
             return f"writing {real} (outside the writable roots)"
+        if write and library_only and rules.under(real, library_only) and stack(1).origin == rules.SOLUTION:
+            return f"writing {real} (Triton's cache: only Triton writes there)"
         if not write and not rules.under(real, readable):
             return f"reading {real} (outside the readable roots)"
         return None

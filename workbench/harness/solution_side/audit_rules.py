@@ -80,6 +80,9 @@ class AuditPolicy:
     forbidden_modules: tuple[str, ...] = DEFAULT_FORBIDDEN_MODULES
     allow_compiler: bool = True
     worker_dirs: tuple[str, ...] = ()  # code that counts as the worker's, besides this package
+    # writable only from library code (Triton's compiler writes its cache): a file the solution writes there
+    # would outlive the eval and reach its next one
+    library_writable: tuple[str, ...] = ()
 
 
 def library_roots() -> tuple[tuple[str, ...], tuple[str, ...]]:
