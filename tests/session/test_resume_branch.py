@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -31,8 +32,14 @@ def slow_script(tmp_path):
     return path
 
 
+# Each eval draws its seeds afresh (a solution must not know its inputs in advance), so two runs of one script differ
+# in the seeds and in the values an eval quotes; everything else must be the same.
+_DRAWN = re.compile(r"seed \d+|got [-\d.e+nainf]+, expected [-\d.e+nainf]+|abs err [-\d.e+nainf]+")
+
+
 def conversation(folder):
-    return [m.to_dict() for m in rebuild(effective(read_log(folder / "events.jsonl").events)).conversation.messages]
+    messages = rebuild(effective(read_log(folder / "events.jsonl").events)).conversation.messages
+    return json.loads(_DRAWN.sub("<drawn>", json.dumps([m.to_dict() for m in messages])))
 
 
 def turn_ends(folder):
