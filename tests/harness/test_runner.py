@@ -168,3 +168,15 @@ def test_the_solution_runs_confined_in_its_own_pid_namespace_without_the_host(ta
     whose worker is not confined fails it."""
     result = evaluate(task, FIXTURE_SOLUTIONS / "confinement_probe.py", EvalOptions(mode="interpret", seeds=1))
     assert result.correct and result.confined, [w.summary() for w in result.workloads] or result.error
+
+
+def test_workbench_seed_fixes_the_seed_of_every_eval_and_a_bad_one_is_a_usage_error(monkeypatch):
+    from workbench.harness import runner
+
+    monkeypatch.delenv("WORKBENCH_SEED", raising=False)
+    assert runner.fixed_seed() is None
+    monkeypatch.setenv("WORKBENCH_SEED", "7")
+    assert runner.fixed_seed() == 7
+    monkeypatch.setenv("WORKBENCH_SEED", "seven")
+    with pytest.raises(EvalUsageError, match="WORKBENCH_SEED"):
+        runner.fixed_seed()

@@ -51,6 +51,7 @@ def live_app(fixture_root, tmp_path, monkeypatch):
     # a fixed session id and a relative sessions folder: the screen's title shows both
     monkeypatch.setattr("workbench.session.store.new_session_id", lambda task, levels: f"{task}-unguided-snapshot")
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("WORKBENCH_SEED", "20261201")  # the eval's seeds and quoted values are on screen
     app = WorkbenchApp(sessions=Path("sessions"), script_dirs=[FIXTURES / "scripts"], mode="interpret", budget=20)
     yield app
     app.wait_closed()

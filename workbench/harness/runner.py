@@ -93,7 +93,7 @@ def evaluate(task: Task, solution: Path, options: EvalOptions | None = None) -> 
     mode = options.mode or detect_mode()
     workloads = select_workloads(task, mode, options.workloads, options.hidden)
     static = check_helpers(check_source(source, task.forbidden_calls), solution, task.forbidden_calls)
-    seed = options.seed if options.seed is not None else draw_seed()
+    seed = options.seed if options.seed is not None else fixed_seed() or draw_seed()
     result = EvalResult(
         task=task.name,
         solution=str(solution),
@@ -153,6 +153,18 @@ def check_helpers(static: StaticResult, solution: Path, forbidden: tuple[str, ..
             continue
         violations += [Violation(v.rule, v.line, f"{helper.name}:{v.line}: {v.message}") for v in found.violations]
     return StaticResult(ok=not violations, violations=violations)
+
+
+def fixed_seed() -> int | None:
+    """WORKBENCH_SEED=N gives every eval of the process the seed N: for demos and tests whose screens must not
+    change from run to run. Never for scoring: a solution may then meet the same inputs in two evals."""
+    value = os.environ.get("WORKBENCH_SEED")
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise EvalUsageError(f"WORKBENCH_SEED must be an integer, not {value!r}") from None
 
 
 def _private_copy(solution: Path, source: str, eval_dir: Path) -> Path:
