@@ -19,6 +19,10 @@ def _lengths(num_bags: int, nnz: int, min_bag: int, gen: torch.Generator) -> tor
     lengths = min_bag + torch.floor(w / w.sum() * spare).to(torch.int64)
     short = nnz - int(lengths.sum())  # 0 <= short < num_bags
     lengths[torch.randperm(num_bags, generator=gen, device=gen.device)[:short]] += 1
+    if min_bag == 0 and num_bags > 1:  # an empty bag on every seed, not only on lucky ones: its row must be zero
+        i = int(torch.randint(0, num_bags, (1,), generator=gen, device=gen.device))
+        lengths[(i + 1) % num_bags] += lengths[i].clone()
+        lengths[i] = 0
     return lengths
 
 

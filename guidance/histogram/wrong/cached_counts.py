@@ -5,7 +5,7 @@ But the result is kept in a module-level dict and returned for every later call 
 and bin count, so a benchmark that reuses one input set would time a dictionary lookup. New data of
 the same shape (the next seed) gets the first call's counts.
 """
-# expect: incorrect:mismatch
+# expect: runtime:no-launch  (a cache hit launches nothing: every call must launch a kernel)
 
 import torch
 import triton
