@@ -226,11 +226,15 @@ def test_the_working_directory_python_put_on_sys_path_is_not_mounted(tmp_path, m
 
 
 def test_the_private_tmp_is_bounded(tmp_path):
-    """It is memory (tmpfs): a process filling it must hit its size, not the host's RAM."""
+    """It is memory (tmpfs): a process filling it must hit its size, not the host's RAM. The default is 2 GiB;
+    the test fills a small one, since what it fills is charged to the memory of whatever runs the tests."""
+    assert sandbox.Limits().tmp_bytes == sandbox.TMP_BYTES
+    limits = sandbox.Limits(tmp_bytes=16 << 20)
     work = tmp_path / "work"
     work.mkdir()
     env = sandbox.safe_environment(home=work)
-    script = f"head -c {sandbox.TMP_BYTES + (1 << 20)} /dev/zero > /tmp/fill; echo status $?"
-    proc = subprocess.run(sandbox.confine(["sh", "-c", script], writable=[work], chdir=work, env=env),
+    script = f"head -c {limits.tmp_bytes + (1 << 20)} /dev/zero > /tmp/fill; echo status $?; du -k /tmp/fill"
+    proc = subprocess.run(sandbox.confine(["sh", "-c", script], writable=[work], chdir=work, env=env, limits=limits),
                           capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
     assert "status 0" not in proc.stdout and "No space left" in proc.stderr, (proc.stdout, proc.stderr)
+    assert int(proc.stdout.split()[-2]) <= limits.tmp_bytes >> 10, proc.stdout

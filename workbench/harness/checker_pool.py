@@ -107,19 +107,64 @@ class Checker:
         self.kill()
 
 
-_IDLE: dict[str, list[Checker]] = {}
+# Each idle checker holds torch, a task's inputs and a prestarted worker (some hundreds of MB): a process that evals
+# under many environments (task folders, caches) keeps only the most recently used few and closes the rest.
+MAX_IDLE = 2
+IDLE_S = 600.0  # an idle checker older than this is closed at the next acquire
+
+_IDLE: list[tuple[str, float, Checker]] = []  # (key, when it went idle, checker), oldest first
 _ALL: list[Checker] = []
 _POOL_LOCK = threading.Lock()
+
+
+def _close_later(checkers: list[Checker]) -> None:
+    """Closing waits for the checker to end (up to 10 s): never on the eval's path."""
+    for checker in checkers:
+        threading.Thread(target=checker.close, name="checker-close", daemon=True).start()
+
+
+def _take(key: str) -> Checker | None:
+    """The newest live idle checker for `key`; drops dead ones and closes those idle too long."""
+    now = time.monotonic()
+    chosen: Checker | None = None
+    stale: list[Checker] = []
+    with _POOL_LOCK:
+        kept: list[tuple[str, float, Checker]] = []
+        for entry in reversed(_IDLE):
+            entry_key, since, checker = entry
+            if not checker.alive():
+                continue
+            if now - since > IDLE_S:
+                stale.append(checker)
+            elif chosen is None and entry_key == key:
+                chosen = checker
+            else:
+                kept.append(entry)
+        _IDLE[:] = reversed(kept)
+        _ALL[:] = [c for c in _ALL if c.alive() and c not in stale]
+    _close_later(stale)
+    return chosen
+
+
+def _give_back(key: str, checker: Checker) -> None:
+    with _POOL_LOCK:
+        _IDLE.append((key, time.monotonic(), checker))
+        evicted = [c for _, _, c in _IDLE[: max(0, len(_IDLE) - MAX_IDLE)]]
+        del _IDLE[: len(evicted)]
+        _ALL[:] = [c for c in _ALL if c not in evicted]
+    _close_later(evicted)
+
+
+def idle_count() -> int:
+    with _POOL_LOCK:
+        return sum(1 for _, _, c in _IDLE if c.alive())
 
 
 @contextlib.contextmanager
 def acquire(mode: str, env: dict[str, str]) -> Iterator[Checker]:
     """An idle warm checker for this mode and environment, or a new one; back to the pool afterwards if alive."""
     key = mode + hashlib.sha256(json.dumps(sorted(env.items())).encode()).hexdigest()
-    with _POOL_LOCK:
-        idle = [c for c in _IDLE.get(key, []) if c.alive()]
-        checker = idle.pop() if idle else None
-        _IDLE[key] = idle
+    checker = _take(key)
     if checker is None:
         checker = Checker(env)
         with _POOL_LOCK:
@@ -128,11 +173,12 @@ def acquire(mode: str, env: dict[str, str]) -> Iterator[Checker]:
         yield checker
     finally:
         if checker.alive():
-            with _POOL_LOCK:
-                _IDLE.setdefault(key, []).append(checker)
+            _give_back(key, checker)
 
 
 @atexit.register
 def _close_all() -> None:
-    for checker in list(_ALL):
+    with _POOL_LOCK:
+        everyone = list(_ALL)
+    for checker in everyone:
         checker.close()

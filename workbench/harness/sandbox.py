@@ -45,6 +45,7 @@ class Limits:
     processes: int | None = None  # RLIMIT_NPROC
     file_bytes: int | None = None  # RLIMIT_FSIZE
     cpu_seconds: int | None = None  # RLIMIT_CPU
+    tmp_bytes: int = TMP_BYTES  # the size of the private /tmp (not an rlimit: bubblewrap's tmpfs --size)
 
     def items(self) -> list[tuple[str, int]]:
         """(prlimit option, value) for each limit that is set."""
@@ -143,7 +144,7 @@ def _bwrap_command(binary: str, command: list[str], *, writable: Sequence[Path],
                    chdir: Path, gpu: bool, env: Mapping[str, str], limits: Limits) -> list[str]:  # fmt: skip
     args = [binary, "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--unshare-pid", "--unshare-net",
             "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--proc", "/proc", "--dev", "/dev",
-            "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]  # fmt: skip
+            "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]  # fmt: skip
     args += _system_mounts()
     if gpu:
         args += _gpu_mounts()

@@ -6,7 +6,7 @@ in a module-level dict keyed by the input shapes and dtypes, and later calls wit
 the first answer back without launching anything: a benchmark that reuses one input set would time
 a dictionary lookup. Fresh inputs (new values, new sequence lengths, same shapes) expose it.
 """
-# expect: incorrect:mismatch
+# expect: runtime:no-launch  (a cache hit launches nothing: every call must launch a kernel)
 
 import torch
 import triton

@@ -4,7 +4,7 @@ and computes alpha * x + y with plain torch. Must be rejected as torch compute o
 """
 
 # expect: runtime:forbidden-op
-# also: error:exception
+# also: error:exception, runtime:refused  (torch.library reads its caller's frame: refused to the solution)
 # class: 4
 
 import _c4_aten_kernel_override_impl

@@ -3,7 +3,7 @@ in torch, and calls it. Must be rejected: the guard checks the op's namespace as
 """
 
 # expect: runtime:forbidden-op
-# also: error:exception
+# also: error:exception, runtime:refused  (torch.library reads its caller's frame: refused to the solution)
 # class: 4
 
 import _c4_custom_op_name_impl
