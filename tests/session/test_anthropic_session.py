@@ -97,6 +97,7 @@ def test_interrupt_mid_stream_leaves_a_resumable_session(task, tmp_path, fake): 
     assert loop.status == LoopState.PAUSED
     loop.stop()
     assert loop.wait(timeout=30) == "interrupted"
+    loop.log.close()  # the first process is done with the session: one writer at a time
 
     # resume from the log alone: one complete turn, the conversation ends with the tool result
     events = read_log(folder / "events.jsonl").events

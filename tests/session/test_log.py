@@ -44,3 +44,24 @@ def test_a_broken_line_in_the_middle_is_an_error(tmp_path):
 def test_unknown_kinds_are_refused_at_write(tmp_path):
     with pytest.raises(ValueError):
         SessionLog(tmp_path / "e.jsonl").append("made_up", 0)
+
+
+def test_repair_keeps_a_complete_last_event_without_its_newline_and_cuts_a_torn_one(tmp_path):
+    from workbench.session.store import repair_log
+
+    path = tmp_path / "events.jsonl"
+    log = SessionLog(path)
+    log.append("session_start", 0, version=SCHEMA_VERSION)
+    log.append("turn_end", 3)
+    log.close()
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))  # killed between the event and its newline
+    assert read_log(path).events[-1]["kind"] == "turn_end"
+    repair_log(path)
+    assert [e["kind"] for e in read_log(path).events] == ["session_start", "turn_end"]
+    assert path.read_bytes().endswith(b"}\n")
+
+    with open(path, "a") as f:
+        f.write('{"seq": 2, "kind": "model_resp')
+    repair_log(path)
+    assert [e["kind"] for e in read_log(path).events] == ["session_start", "turn_end"]
+    assert read_log(path).truncated_line is None

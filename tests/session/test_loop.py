@@ -174,6 +174,7 @@ def test_a_note_left_before_a_stop_reaches_the_agent_after_a_resume(make_loop, t
     loop.note("use BLOCK=2048")
     loop.stop()
     assert loop.wait(timeout=30) == "interrupted"
+    loop.log.close()  # the first process is done with the session: one writer at a time
     events = read_log(folder / "events.jsonl").events
     state = rebuild(complete_prefix(events))
     assert state.pending_notes == ["use BLOCK=2048"]

@@ -17,6 +17,7 @@ from workbench.bench.plan import (
     save_plan,
 )
 from workbench.harness.sandbox import Confinement, confinement, unconfined_warning
+from workbench.session.writer import SessionBusy, Writer
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -111,15 +112,30 @@ def _check_confinement(allowed: bool) -> Confinement:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from workbench.bench.progress import Progress
-    from workbench.bench.runner import LocalRunner, pending_sessions, record_confinement, stop_on_signals
-
     sandbox = _check_confinement(args.allow_unconfined)
     if args.resume is not None:
         bench_dir, plan = args.resume, load_plan(args.resume)
     else:
         plan = plan_from_args(args)
         bench_dir = args.out or Path("bench") / plan.digest()
+    writer = _claim(bench_dir)
+    with writer:
+        return _run_claimed(args, plan, bench_dir, sandbox)
+
+
+def _claim(bench_dir: Path) -> Writer:
+    """One bench per folder: a second would run the same sessions again, and pay for them twice."""
+    try:
+        bench_dir.mkdir(parents=True, exist_ok=True)
+        return Writer.claim(bench_dir, "bench")
+    except (OSError, SessionBusy) as exc:
+        raise BenchUsageError(str(exc)) from None
+
+
+def _run_claimed(args: argparse.Namespace, plan: BenchPlan, bench_dir: Path, sandbox: Confinement) -> int:
+    from workbench.bench.progress import Progress
+    from workbench.bench.runner import LocalRunner, pending_sessions, record_confinement, stop_on_signals
+
     _check_models(plan)
     save_plan(plan, bench_dir)
     record_confinement(bench_dir, sandbox)

@@ -17,15 +17,15 @@ from workbench.bench.plan import BenchPlan, ModelSpec, SessionSpec
 from workbench.session.history import effective, rebuild
 from workbench.session.log import Event, LogError, SessionLog
 from workbench.session.loop import AgentLoop, Limits, LoopCallbacks
-from workbench.session.store import SessionSetup, build_loop, create_session, load_session, reopen, resume_point
+from workbench.session.store import SessionSetup, build_loop, claim_resume, create_session, load_session, reopen
 from workbench.tasks import load_task
 
 
 @dataclass(frozen=True)
 class SessionStatus:
-    state: str  # "new", "partial" (started, not finished) or "finished"
+    state: str  # "new", "partial" (started, not finished), "finished" or "unreadable" (its log cannot be read)
     folder: Path | None = None
-    reason: str | None = None  # the end reason of a finished session
+    reason: str | None = None  # the end reason of a finished session; why an unreadable one cannot be read
 
 
 @dataclass(frozen=True)
@@ -63,18 +63,29 @@ def end_reason(events: list[Event]) -> str | None:
 
 
 def session_status(key_dir: Path) -> SessionStatus:
-    """Where one planned session stands. A folder whose log never got its first event (a kill while the
-    store made it) holds nothing worth keeping and is removed, so the session starts afresh."""
+    """Where one planned session stands. A folder whose log never got a complete first event (a kill while the
+    store made it) holds nothing worth keeping and is removed, so the session starts afresh. Any other log that
+    cannot be read (a corrupt line, a newer schema) is never touched: the session is "unreadable", with why."""
     folders = sorted(p for p in key_dir.iterdir() if p.is_dir()) if key_dir.is_dir() else []
     for folder in folders:
         try:
             events = load_session(folder)[0]
-        except LogError:
-            shutil.rmtree(folder)
-            continue
+        except LogError as exc:
+            if _never_started(folder):
+                shutil.rmtree(folder)
+                continue
+            return SessionStatus("unreadable", folder, str(exc))
         reason = end_reason(events)
         return SessionStatus("finished" if reason else "partial", folder, reason)
     return SessionStatus("new")
+
+
+def _never_started(folder: Path) -> bool:
+    """No log, or a log without one complete line: the store was killed before the first event was written."""
+    try:
+        return b"\n" not in (folder / "events.jsonl").read_bytes()
+    except FileNotFoundError:
+        return True
 
 
 def make_model(model: ModelSpec, start_at: int = 0) -> Provider:
@@ -94,6 +105,8 @@ def _setup(plan: BenchPlan, spec: SessionSpec, provider: Provider) -> SessionSet
 def open_session(plan: BenchPlan, spec: SessionSpec, key_dir: Path, callbacks: LoopCallbacks) -> OpenedSession:
     """A loop ready to start: a new session, or a partial one resumed after its last complete turn."""
     status = session_status(key_dir)
+    if status.state == "unreadable":
+        raise RuntimeError(f"its log cannot be read, so it is left as it is in {status.folder}: {status.reason}")
     if status.state == "finished":
         raise RuntimeError(f"{spec.key} is finished ({status.reason}); a bench never runs a session twice")
     if status.folder is None:
@@ -102,8 +115,12 @@ def open_session(plan: BenchPlan, spec: SessionSpec, key_dir: Path, callbacks: L
         state = rebuild(load_session(folder)[0])
         return OpenedSession(spec, folder, log, build_loop(setup, folder, log, state, callbacks), None)
     folder = status.folder
-    point = resume_point(folder)
-    state = point.state
-    setup = _setup(plan, spec, make_model(spec.model, start_at=state.responses))
-    log = reopen(folder, point, setup.provider, by="bench")
+    writer, point = claim_resume(folder, "bench")
+    try:
+        state = point.state
+        setup = _setup(plan, spec, make_model(spec.model, start_at=state.responses))
+    except BaseException:
+        writer.release()
+        raise
+    log = reopen(folder, point, setup.provider, writer, by="bench")
     return OpenedSession(spec, folder, log, build_loop(setup, folder, log, state, callbacks), state.turn)

@@ -19,6 +19,7 @@ from workbench.judge.result import DESIGN_FILE, LEVELS, PARTS, SOLUTION_FILE, Ju
 from workbench.judge.validate import CheckedAnswer, check_answer
 from workbench.session.history import complete_prefix, effective, rebuild
 from workbench.session.log import Event, LogError, SessionLog, read_log
+from workbench.session.writer import SessionBusy, Writer
 from workbench.tasks import Task, TaskFormatError, load_task
 
 MAX_TOKENS = 8192
@@ -127,10 +128,27 @@ def judge_files(task: str | Path | Task, solution_path: Path, design_path: Path 
 def judge_session(session_folder: Path, provider: Provider, turn: int | None = None,
                   root: Path | None = None) -> Judgement:  # fmt: skip
     """Judge the workspace files of a session at its end (or after turn `turn`), append a `judgement`
-    event with the result to its events.jsonl, and return the judgement."""
+    event with the result to its events.jsonl, and return the judgement. The session's writer lock is taken
+    first and held until the judgement is logged: a session another process runs is refused before anything is
+    sent to (and paid for with) the judge's model."""
     path = session_folder / "events.jsonl"
     try:
-        contents = read_log(path)
+        read_log(path)
+    except LogError as exc:
+        raise JudgeUsageError(str(exc)) from None
+    try:
+        writer = Writer.claim(session_folder, "judge")
+    except SessionBusy as exc:
+        raise JudgeUsageError(f"{exc}: judge it when that ends") from None
+    with writer:
+        return _judge_held(session_folder, provider, turn, root, writer)
+
+
+def _judge_held(session_folder: Path, provider: Provider, turn: int | None, root: Path | None,
+                writer: Writer) -> Judgement:  # fmt: skip
+    path = session_folder / "events.jsonl"
+    try:
+        contents = read_log(path)  # again, now that no one else can append
     except LogError as exc:
         raise JudgeUsageError(str(exc)) from None
     live = effective(contents.events)
@@ -153,17 +171,17 @@ def judge_session(session_folder: Path, provider: Provider, turn: int | None = N
     judgement = judge(inputs, provider)
     judgement.session = session_folder.name
     judgement.turn = turn if turn is not None else state.turn
-    _append(path, contents.events, judgement)
+    _append(path, judgement, writer)
     return judgement
 
 
-def _append(path: Path, events: list[Event], judgement: Judgement) -> None:
+def _append(path: Path, judgement: Judgement, writer: Writer) -> None:
     from workbench.session.store import repair_log
 
     repair_log(path)  # a torn last line (a kill mid-write) must not swallow the new event
     fields = judgement.to_dict()
     judged_turn = fields.pop("turn")
-    log = SessionLog(path, next_seq=events[-1]["seq"] + 1)
+    log = SessionLog(path, next_seq=read_log(path).events[-1]["seq"] + 1, writer=writer)
     try:
         log.append("judgement", judged_turn, **fields)
     finally:

@@ -15,14 +15,15 @@ from workbench.session.loop import Limits, LoopCallbacks
 from workbench.session.store import (
     SessionSetup,
     build_loop,
+    claim_resume,
     create_session,
     detect_session_mode,
     load_session,
     reopen,
-    resume_point,
     sessions_root,
     task_of,
 )
+from workbench.session.writer import SessionBusy
 from workbench.tasks import load_task
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -69,14 +70,19 @@ def _open(folder: Path) -> tuple[list[dict], dict, bool]:
 def resume(args: argparse.Namespace) -> int:
     folder: Path = args.session
     try:
-        point = resume_point(folder)
-    except LogError as exc:
+        writer, point = claim_resume(folder)
+    except (LogError, SessionBusy) as exc:
         raise SessionUsageError(str(exc)) from None
-    start, state = point.start, point.state
-    provider = _provider_for(args, start, state.responses)
-    limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
-    setup = SessionSetup(task_of(start), set(start["levels"]), provider, limits, start["mode"], start.get("base_url"))
-    log = reopen(folder, point, provider)
+    try:
+        start, state = point.start, point.state
+        provider = _provider_for(args, start, state.responses)
+        limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
+        setup = SessionSetup(task_of(start), set(start["levels"]), provider, limits, start["mode"],
+                             start.get("base_url"))  # fmt: skip
+    except BaseException:
+        writer.release()
+        raise
+    log = reopen(folder, point, provider, writer)
     note = " (a torn last line from a kill was dropped)" if point.torn else ""
     print(f"resuming {folder} after turn {state.turn}{note}", flush=True)
     return _drive(setup, folder, log, state)

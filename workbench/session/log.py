@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.session.writer import Writer
+
 SCHEMA_VERSION = 1
 EVENT_KINDS = frozenset(
     """session_start session_resumed model_request model_response model_retry tool_call tool_result
@@ -30,13 +32,19 @@ Event = dict[str, Any]
 
 
 class SessionLog:
-    """Appends events durably. Thread-safe: the loop's worker and a UI thread may both write."""
+    """Appends events durably. Thread-safe: the loop's worker and a UI thread may both write. It holds the
+    session's writer lock (its own claim, or the one it is handed) until closed: one writer per session."""
 
-    def __init__(self, path: Path, next_seq: int = 0) -> None:
+    def __init__(self, path: Path, next_seq: int = 0, writer: Writer | None = None) -> None:
         self.path = path
         self._seq = next_seq
         self._lock = threading.Lock()
-        self._file = open(path, "a", encoding="utf-8")
+        self._writer = writer if writer is not None else Writer.claim(path.parent)
+        try:
+            self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - open for the log's life
+        except OSError:
+            self._writer.release()
+            raise
 
     def append(self, kind: str, turn: int, **fields: Any) -> Event:
         if kind not in EVENT_KINDS:
@@ -52,6 +60,7 @@ class SessionLog:
     def close(self) -> None:
         with self._lock:
             self._file.close()
+            self._writer.release()
 
 
 @dataclass

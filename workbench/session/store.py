@@ -7,6 +7,7 @@ the set-up: task, levels, provider, model, limits, mode, versions, device, promp
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -28,6 +29,7 @@ from workbench.session.loop import AgentLoop, Limits, LoopCallbacks, restore_wor
 from workbench.session.prompt import SYSTEM_PROMPT, first_message
 from workbench.session.tools import TOOL_SPECS, ToolBox
 from workbench.session.workspace import create_workspace, text_files
+from workbench.session.writer import Writer
 from workbench.tasks import Task, load_task, project_root
 
 
@@ -138,9 +140,20 @@ def load_session(folder: Path) -> tuple[list[Event], Event, bool]:
 
 
 def repair_log(path: Path) -> None:
-    """Cut a torn last line (a kill mid-write) so appending starts on a fresh line."""
+    """Make appending start on a fresh line after a kill mid-write: a torn last line is cut, but a complete last
+    event that only lacks its newline (the kill came between the two) is an event read_log counts, and is kept."""
     data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
+    if not data or data.endswith(b"\n"):
+        return
+    last = data[data.rfind(b"\n") + 1 :]
+    try:
+        complete = isinstance(json.loads(last), dict)
+    except ValueError:
+        complete = False
+    if complete:
+        with open(path, "ab") as out:
+            out.write(b"\n")
+    else:
         path.write_bytes(data[: data.rfind(b"\n") + 1])
 
 
@@ -171,11 +184,28 @@ def resume_point(folder: Path) -> ResumePoint:
     return ResumePoint(events, start, torn, prefix, rebuild(prefix), discarded)
 
 
-def reopen(folder: Path, point: ResumePoint, provider: Provider, **fields: Any) -> SessionLog:
+def claim_resume(folder: Path, purpose: str = "resume") -> tuple[Writer, ResumePoint]:
+    """The session's writer lock, then where it picks up. Read under the lock, so that nothing else can append
+    between the reading and the going on; SessionBusy when another writer holds it."""
+    if not (folder / "events.jsonl").exists():
+        resume_point(folder)  # raises its own error: no session here
+    writer = Writer.claim(folder, purpose)
+    try:
+        return writer, resume_point(folder)
+    except BaseException:
+        writer.release()
+        raise
+
+
+def reopen(folder: Path, point: ResumePoint, provider: Provider, writer: Writer, **fields: Any) -> SessionLog:
     """Open the log for appending again (a torn line cut), record the resume, and put the workspace
-    back as it was after the last complete turn."""
-    repair_log(folder / "events.jsonl")
-    log = SessionLog(folder / "events.jsonl", next_seq=point.events[-1]["seq"] + 1)
+    back as it was after the last complete turn. `writer` is the claim of claim_resume: the log keeps it."""
+    try:
+        repair_log(folder / "events.jsonl")
+        log = SessionLog(folder / "events.jsonl", next_seq=point.events[-1]["seq"] + 1, writer=writer)
+    except BaseException:
+        writer.release()  # a long-lived app must be able to try again
+        raise
     log.append("session_resumed", point.state.turn, from_turn=point.state.turn, discarded=point.discarded,
                torn_line_dropped=point.torn, provider=provider.name, model=provider.model, **fields)  # fmt: skip
     restore_workspace(folder / "work", point.state.files)

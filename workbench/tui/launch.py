@@ -18,12 +18,13 @@ from workbench.session.loop import Limits
 from workbench.session.store import (
     NotResumable,
     SessionSetup,
+    claim_resume,
     create_session,
     load_session,
     reopen,
-    resume_point,
     task_of,
 )
+from workbench.session.writer import SessionBusy
 from workbench.tasks import load_task
 from workbench.tui.catalog import find_script
 
@@ -68,15 +69,18 @@ def new_session(task_name: str, levels: set[int], provider: Provider, mode: str,
 def resume_session(folder: Path, script_dirs: Iterable[Path]) -> LiveSession:
     """Reopen an unfinished or interrupted session after its last complete turn, with its provider."""
     try:
-        point = resume_point(folder)
-    except NotResumable as exc:
+        writer, point = claim_resume(folder, "the workbench app")
+    except (NotResumable, SessionBusy) as exc:  # busy: another process runs it; resetting its workspace would harm it
         raise LaunchError(str(exc)) from None
-    start, state = point.start, point.state
-    levels = set(start["levels"])
-    provider = provider_for(
-        start["provider"], start["task"], levels, script_dirs, start["model"], state.responses, start.get("base_url")
-    )
-    limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
-    setup = SessionSetup(task_of(start), levels, provider, limits, start["mode"], start.get("base_url"))
-    log = reopen(folder, point, provider)
+    try:
+        start, state = point.start, point.state
+        levels = set(start["levels"])
+        provider = provider_for(start["provider"], start["task"], levels, script_dirs, start["model"],
+                                state.responses, start.get("base_url"))  # fmt: skip
+        limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
+        setup = SessionSetup(task_of(start), levels, provider, limits, start["mode"], start.get("base_url"))
+    except BaseException:
+        writer.release()
+        raise
+    log = reopen(folder, point, provider, writer)
     return LiveSession(setup, folder, log, state, effective(load_session(folder)[0]))
