@@ -116,11 +116,8 @@ def open_session(plan: BenchPlan, spec: SessionSpec, key_dir: Path, callbacks: L
         return OpenedSession(spec, folder, log, build_loop(setup, folder, log, state, callbacks), None)
     folder = status.folder
     writer, point = claim_resume(folder, "bench")
-    try:
+    with writer.released_on_error():
         state = point.state
         setup = _setup(plan, spec, make_model(spec.model, start_at=state.responses))
-    except BaseException:
-        writer.release()
-        raise
     log = reopen(folder, point, setup.provider, writer, by="bench")
     return OpenedSession(spec, folder, log, build_loop(setup, folder, log, state, callbacks), state.turn)

@@ -132,10 +132,11 @@ def judge_session(session_folder: Path, provider: Provider, turn: int | None = N
     first and held until the judgement is logged: a session another process runs is refused before anything is
     sent to (and paid for with) the judge's model."""
     path = session_folder / "events.jsonl"
-    try:
-        read_log(path)
-    except LogError as exc:
-        raise JudgeUsageError(str(exc)) from None
+    if not path.exists():
+        try:
+            read_log(path)  # raises its own error: no session here
+        except LogError as exc:
+            raise JudgeUsageError(str(exc)) from None
     try:
         writer = Writer.claim(session_folder, "judge")
     except SessionBusy as exc:
@@ -148,7 +149,7 @@ def _judge_held(session_folder: Path, provider: Provider, turn: int | None, root
                 writer: Writer) -> Judgement:  # fmt: skip
     path = session_folder / "events.jsonl"
     try:
-        contents = read_log(path)  # again, now that no one else can append
+        contents = read_log(path)  # under the lock: nothing else appends until the judgement is logged
     except LogError as exc:
         raise JudgeUsageError(str(exc)) from None
     live = effective(contents.events)
@@ -171,17 +172,17 @@ def _judge_held(session_folder: Path, provider: Provider, turn: int | None, root
     judgement = judge(inputs, provider)
     judgement.session = session_folder.name
     judgement.turn = turn if turn is not None else state.turn
-    _append(path, judgement, writer)
+    _append(path, contents.events[-1]["seq"] + 1, judgement, writer)
     return judgement
 
 
-def _append(path: Path, judgement: Judgement, writer: Writer) -> None:
+def _append(path: Path, next_seq: int, judgement: Judgement, writer: Writer) -> None:
     from workbench.session.store import repair_log
 
     repair_log(path)  # a torn last line (a kill mid-write) must not swallow the new event
     fields = judgement.to_dict()
     judged_turn = fields.pop("turn")
-    log = SessionLog(path, next_seq=read_log(path).events[-1]["seq"] + 1, writer=writer)
+    log = SessionLog(path, next_seq=next_seq, writer=writer)
     try:
         log.append("judgement", judged_turn, **fields)
     finally:

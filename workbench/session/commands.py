@@ -73,15 +73,12 @@ def resume(args: argparse.Namespace) -> int:
         writer, point = claim_resume(folder)
     except (LogError, SessionBusy) as exc:
         raise SessionUsageError(str(exc)) from None
-    try:
+    with writer.released_on_error():
         start, state = point.start, point.state
         provider = _provider_for(args, start, state.responses)
         limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
         setup = SessionSetup(task_of(start), set(start["levels"]), provider, limits, start["mode"],
                              start.get("base_url"))  # fmt: skip
-    except BaseException:
-        writer.release()
-        raise
     log = reopen(folder, point, provider, writer)
     note = " (a torn last line from a kill was dropped)" if point.torn else ""
     print(f"resuming {folder} after turn {state.turn}{note}", flush=True)

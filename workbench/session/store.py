@@ -190,22 +190,16 @@ def claim_resume(folder: Path, purpose: str = "resume") -> tuple[Writer, ResumeP
     if not (folder / "events.jsonl").exists():
         resume_point(folder)  # raises its own error: no session here
     writer = Writer.claim(folder, purpose)
-    try:
+    with writer.released_on_error():
         return writer, resume_point(folder)
-    except BaseException:
-        writer.release()
-        raise
 
 
 def reopen(folder: Path, point: ResumePoint, provider: Provider, writer: Writer, **fields: Any) -> SessionLog:
     """Open the log for appending again (a torn line cut), record the resume, and put the workspace
     back as it was after the last complete turn. `writer` is the claim of claim_resume: the log keeps it."""
-    try:
+    with writer.released_on_error():
         repair_log(folder / "events.jsonl")
         log = SessionLog(folder / "events.jsonl", next_seq=point.events[-1]["seq"] + 1, writer=writer)
-    except BaseException:
-        writer.release()  # a long-lived app must be able to try again
-        raise
     log.append("session_resumed", point.state.turn, from_turn=point.state.turn, discarded=point.discarded,
                torn_line_dropped=point.torn, provider=provider.name, model=provider.model, **fields)  # fmt: skip
     restore_workspace(folder / "work", point.state.files)

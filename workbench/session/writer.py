@@ -10,12 +10,14 @@ writing one session over a network file system are not kept apart.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import socket
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +67,16 @@ class Writer:
         if self._handle is not None:
             self._handle.close()  # closing drops the flock; the note stays, naming the last holder
             self._handle = None
+
+    @contextlib.contextmanager
+    def released_on_error(self) -> Iterator[Writer]:
+        """Keep the claim if the block succeeds (the caller hands it on); give it up if the block fails, so that
+        a long-lived process (the app) can try again."""
+        try:
+            yield self
+        except BaseException:
+            self.release()
+            raise
 
     def __enter__(self) -> Writer:
         return self

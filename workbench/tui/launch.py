@@ -72,15 +72,12 @@ def resume_session(folder: Path, script_dirs: Iterable[Path]) -> LiveSession:
         writer, point = claim_resume(folder, "the workbench app")
     except (NotResumable, SessionBusy) as exc:  # busy: another process runs it; resetting its workspace would harm it
         raise LaunchError(str(exc)) from None
-    try:
+    with writer.released_on_error():
         start, state = point.start, point.state
         levels = set(start["levels"])
         provider = provider_for(start["provider"], start["task"], levels, script_dirs, start["model"],
                                 state.responses, start.get("base_url"))  # fmt: skip
         limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
         setup = SessionSetup(task_of(start), levels, provider, limits, start["mode"], start.get("base_url"))
-    except BaseException:
-        writer.release()
-        raise
     log = reopen(folder, point, provider, writer)
     return LiveSession(setup, folder, log, state, effective(load_session(folder)[0]))
