@@ -2,9 +2,10 @@
 
     python benchmarks/eval_speed.py [--mode cuda|interpret] [--tasks T ...] [--repeats N] [--json OUT]
 
-"full" is `workbench eval TASK expert` with default options (3 seeds, full timing) and what `submit` runs (hidden
-workloads too); "quick" is a session's `evaluate` (one seed, short timing, the visible workloads). Cold: the first eval
-after every checker is stopped; warm: the evals after it in the same process. Prints one row per eval and a summary.
+"full" is `workbench eval TASK expert` with default options (3 seeds, 1 s of timing per function and workload);
+"submit" is what `submit` runs (3 seeds, 3 s of timing, the hidden workloads too); "quick" is a session's `evaluate`
+(one seed, short timing, the visible workloads). Cold: the first eval after every checker is stopped; warm: the
+evals after it in the same process. Prints one row per eval and a summary.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from workbench.harness import (  # noqa: E402
     checker_pool,  # noqa: E402
     evaluate,
 )
-from workbench.harness.runner import QUICK_TIMING, detect_mode  # noqa: E402
+from workbench.harness.runner import QUICK_TIMING, detect_mode
+from workbench.harness.spec import EVAL_BUDGET_S  # noqa: E402
 from workbench.tasks import load_task  # noqa: E402
 
 PHASES = ("worker start", "load", "correctness", "timing")
@@ -33,7 +35,9 @@ PHASES = ("worker start", "load", "correctness", "timing")
 def options(kind: str, mode: str) -> EvalOptions:
     if kind == "quick":
         return EvalOptions(mode=mode, seeds=1, timing=dict(QUICK_TIMING))
-    return EvalOptions(mode=mode, hidden=kind == "submit")
+    if kind == "submit":
+        return EvalOptions(mode=mode, hidden=True)
+    return EvalOptions(mode=mode, timing={"budget_s": EVAL_BUDGET_S})
 
 
 def one(task_name: str, kind: str, mode: str) -> dict[str, Any]:
@@ -66,6 +70,9 @@ def main() -> int:
             phases = " ".join(f"{row['phases_s'].get(p, 0.0):>11.2f}" for p in PHASES)
             flag = "" if row["correct"] else f"  NOT CORRECT: {row['error']}"
             print(f"{name:18} {kind:7} {state:5} {row['wall_s']:>7.1f} {phases}{flag}", flush=True)
+            parts = {p.split(": ", 1)[1]: v for p, v in row["phases_s"].items() if p.startswith("correctness: ")}
+            if parts:
+                print(" " * 20 + "correctness by part (s): " + ", ".join(f"{p} {v:.2f}" for p, v in parts.items()))
     print("\nsummary (median wall s)")
     for kind, state in (("full", "cold"), ("full", "warm"), ("quick", "warm"), ("submit", "warm")):
         for name in args.tasks:

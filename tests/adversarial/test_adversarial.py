@@ -202,7 +202,8 @@ def test_exploit_is_rejected_for_its_reason(exploit: Exploit, host: Host) -> Non
 def test_timing_exploit_on_the_gpu(exploit: Exploit, host: Host) -> None:
     task = _task(exploit)
     timed = [w.name for w in task.workloads if not w.interpret][:1]
-    options = EvalOptions(mode="cuda", seeds=1, workloads=timed, timeout_s=300)
+    seeds = int(exploit.meta.get("seeds", 1))  # a cache by address needs a second seed to reuse the first's memory
+    options = EvalOptions(mode="cuda", seeds=seeds, workloads=timed, timeout_s=300)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(runner, "check_source", lambda source, forbidden=(), helper=False: StaticResult(ok=True))
         result = evaluate(task, exploit.path, options)

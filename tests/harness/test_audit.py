@@ -72,6 +72,8 @@ ATTEMPTS = {
     "socket": "socket.socket()",
     "import_harness": "__import__('workbench.harness.compare')",
     "import_reference": "__import__('reference')",
+    "import_kernel_library": "__import__('cupy')",  # refused before it is looked for: installed or not
+    "import_raw_cuda_api": "__import__('cuda.bindings.driver')",
     "ctypes_read": "__import__('ctypes').string_at(id(1), 8)",
     "ctypes_memmove": "__import__('ctypes').memmove(0, 0, 0)",
     "exec_string": "exec('x = 1')",
@@ -189,3 +191,15 @@ def test_guard_violations_are_recorded_by_the_hook(tmp_path):
     results = run_solution(tmp_path, source)
     assert results["attempt_swallowed_violation"]["outcome"] == "0"
     assert any("aten.add" in v for v in results["violations"])
+
+
+def test_the_runtime_refuses_every_kernel_library_the_static_rules_flag_but_numpy():
+    """The static rules are a speed bump; a library the source may not name must not import at run time either."""
+    from workbench.harness.solution_side.audit_rules import DEFAULT_FORBIDDEN_MODULES, module_forbidden
+    from workbench.harness.static.lists import KERNEL_LIBRARIES
+
+    missing = [m for m in KERNEL_LIBRARIES if m != "numpy" and not module_forbidden(m, DEFAULT_FORBIDDEN_MODULES)]
+    assert not missing, f"importable at run time: {missing}"
+    assert module_forbidden("cupyx.scipy", DEFAULT_FORBIDDEN_MODULES) and module_forbidden(
+        "cuda.bindings", DEFAULT_FORBIDDEN_MODULES
+    )

@@ -211,6 +211,20 @@ def test_patching_torch_timing_classes_is_noticed_after_the_call():
     assert g.verify_intact() is None
 
 
+def test_a_timing_class_patched_before_the_guard_exists_is_noticed_too():
+    """A solution that patches between two guarded calls (from a hook that runs while the worker replies) must not
+    become the next guard's baseline: the classes are compared with what torch had when the worker started."""
+    assert "zero_" not in vars(torch.Tensor)  # TensorBase's: the patch adds a name to Tensor, the undo removes it
+    try:
+        torch.Tensor.zero_ = lambda self: self  # type: ignore[method-assign]
+        g = guard()
+        with pytest.raises(ForbiddenCall, match="timing classes"), g:
+            pass
+    finally:
+        del torch.Tensor.zero_
+    assert guard().verify_intact() is None
+
+
 def test_an_intact_call_verifies():
     g = guard()
     with g:

@@ -31,6 +31,9 @@ class HostEvent:
     def elapsed_time(self, end: HostEvent) -> float:
         return (end.at - self.at) * 1e3
 
+    def synchronize(self) -> None:
+        return None  # recorded on the host: done when recorded
+
 
 def make_inputs(params: dict, seed: int, device: Any) -> tuple:
     gen = torch.Generator().manual_seed(seed)
@@ -43,7 +46,8 @@ def reference(x: torch.Tensor) -> torch.Tensor:
 
 class StandInWorker:
     """Answers the checker's requests like the real worker. `cheat` picks a broken rule: "stale" returns the first
-    round's outputs for later rounds (a cache by identity), "events" reports a hundredth of each call's time."""
+    round's outputs for later rounds (a cache by identity), "events" reports a hundredth of each call's time, "stream"
+    leaves each call's work running on another stream (the device busy after the events, by more than the calls)."""
 
     def __init__(self, cheat: str | None = None) -> None:
         self.cheat, self.inputs, self.outputs, self.seeds, self.first = cheat, {}, {}, [], {}
@@ -61,7 +65,9 @@ class StandInWorker:
                 self.outputs[key] = self.first.setdefault(key, fresh) if self.cheat == "stale" else fresh
             if op == "time":
                 share = 0.01 if self.cheat == "events" else 1.0
-                return {"ok": True, "samples_ms": [CALL_S * 1e3 * share] * len(keys), "error": None}, []
+                tail = CALL_S * 1e3 * len(keys) if self.cheat == "stream" else 0.004
+                samples = [CALL_S * 1e3 * share] * len(keys)
+                return {"ok": True, "samples_ms": samples, "tail_ms": tail, "error": None}, []
         elif op == "fetch":
             return {"ok": True}, [self.outputs[header["key"]]]
         return {"ok": True}, []
@@ -113,6 +119,12 @@ def test_outputs_cached_from_an_earlier_round_are_caught(host_timing):
     assert rejected.value.failure == "mismatch" and "while timing" in rejected.value.message
 
 
+def test_work_left_on_another_stream_is_caught_by_the_tail(host_timing):
+    with pytest.raises(Rejected) as rejected:
+        run_timing(StandInWorker(cheat="stream"))
+    assert rejected.value.failure == "timing-unverified" and "stayed busy" in rejected.value.message
+
+
 def test_events_that_report_a_fraction_of_the_work_are_caught_by_the_wall_clock(host_timing):
     with pytest.raises(Rejected) as rejected:
         run_timing(StandInWorker(cheat="events"))
@@ -152,13 +164,26 @@ def test_the_workers_batch_synchronises_before_it_answers_and_keeps_each_output(
     calls = StandInCalls()
     inputs = {k: (torch.arange(3.0),) for k in ("a", "b")}
     outputs: dict = {}
-    samples, error = worker_main._timed_batch(["a", "b"], inputs, outputs, calls, torch.zeros(4), (HostEvent, None))
-    assert error is None and len(samples) == 2 and calls.synced
+    clock = time.perf_counter
+    samples, tail, error = worker_main._timed_batch(["a", "b"], inputs, outputs, calls, torch.zeros(4),
+                                                    (HostEvent, None, clock))  # fmt: skip
+    assert error is None and len(samples) == 2 and calls.synced and 0 <= tail < 50
     assert torch.equal(outputs["b"][0], torch.arange(3.0) + 1)
 
 
 def test_a_timed_call_that_launches_nothing_is_refused():
     calls = StandInCalls(launches_per_call=0)
     inputs = {"a": (torch.arange(3.0),)}
-    samples, error = worker_main._timed_batch(["a"], inputs, {}, calls, torch.zeros(4), (HostEvent, None))
+    samples, _, error = worker_main._timed_batch(["a"], inputs, {}, calls, torch.zeros(4),
+                                                 (HostEvent, None, time.perf_counter))  # fmt: skip
     assert samples == [] and error[0] == "no-launch"
+
+
+def test_the_workers_tail_is_the_time_the_device_synchronise_still_waited():
+    """Work still running on another stream when the default stream is done: the synchronise waits for it."""
+    calls = StandInCalls()
+    calls.sync = lambda: time.sleep(0.05)  # type: ignore[method-assign]
+    inputs = {"a": (torch.arange(3.0),)}
+    _, tail, error = worker_main._timed_batch(["a"], inputs, {}, calls, torch.zeros(4),
+                                              (HostEvent, None, time.perf_counter))  # fmt: skip
+    assert error is None and 45 <= tail < 1000

@@ -2,13 +2,16 @@
 
 import pytest
 
-from workbench.harness.verify import check_batch, check_plausible
+from workbench.harness.verify import check_batch, check_plausible, check_tail
 
 FLUSH_MS, ROUND_TRIP_MS = 0.067, 0.4
 
 # (wall ms, samples ms) of honest experts' batches of 4 on the H200, 2026-12-01 (cross_entropy, gram_syrk,
 # fp8_rowwise_quant, histogram, rmsnorm_residual): the worker's host work between calls leaves up to half unexplained
 HONEST = [(22.996, [3.0] * 4), (29.937, [4.0] * 4), (37.732, [4.533] * 4), (31.159, [4.62] * 4), (15.453, [3.6] * 4)]
+# a host-bound batch: cross_entropy's expert on 16 rows (gemma-decode-16), H200 2026-12-01 18:35 UTC, which the
+# rule rejected before it allowed for the guarded region's own entry and exit once a batch
+HONEST.append((7.583, [0.455] * 4))
 
 
 @pytest.mark.parametrize(("wall", "samples"), HONEST)
@@ -44,3 +47,15 @@ def test_a_latency_under_the_speed_of_light_is_implausible():
     assert check_plausible(latency_ms=0.0199, sol_ms=0.020) is None  # within the ceilings' own error
     assert check_plausible(latency_ms=0.030, sol_ms=0.020) is None
     assert check_plausible(latency_ms=0.010, sol_ms=None) is None
+
+
+def test_a_device_busy_after_the_timed_calls_is_rejected_and_an_idle_one_is_not():
+    assert check_tail(0.015, [0.02] * 4) is None  # the synchronise's own latency
+    assert check_tail(0.5, [2.0] * 4) is None  # within a tenth of the batch
+    problem = check_tail(3.2, [0.1] * 4)  # four 0.8 ms kernels left on a side stream
+    assert problem is not None and "stayed busy" in problem
+
+
+@pytest.mark.parametrize("tail", [None, "0.1", float("nan"), -1.0, 1])
+def test_an_unusable_tail_is_rejected(tail):
+    assert check_tail(tail, [1.0]) is not None

@@ -107,12 +107,27 @@ class EvalRun:
                     self.worker = None
                 if check.ceilings:
                     self.emit("ceilings", ceilings=check.ceilings)
+                del check
+                self._release_memory()
                 self.emit("result", result=asdict(result))
         finally:
             if self.worker is not None:
                 self.worker.close()
             if self.gpu is not None:
                 self.gpu.handle.close()
+
+    def _release_memory(self) -> None:
+        """Give a finished workload's memory back to the GPU, here and in the worker: several evals share one GPU
+        (a bench, a suite run), and each process's allocator would otherwise keep its largest workload's peak."""
+        if self.spec.mode != "cuda":
+            return
+        if self.worker is not None:
+            try:
+                self.worker.request({"op": "release"}, max(self.remaining(), 10.0), None)
+            except WorkerGone:
+                self.worker.close()
+                self.worker = None
+        torch.cuda.empty_cache()
 
     @contextlib.contextmanager
     def _exclusive(self) -> Iterator[None]:

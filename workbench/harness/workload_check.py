@@ -21,7 +21,7 @@ from workbench.harness.result import Latency, WorkloadResult
 from workbench.harness.solution_side.main import places
 from workbench.harness.spec import EvalSpec, WorkloadSpec, derive_seed
 from workbench.harness.timing import TimingOptions, flush_buffer, nvtx_range, sample_in_rounds, standard_error
-from workbench.harness.verify import check_batch, check_plausible
+from workbench.harness.verify import check_batch, check_plausible, check_tail
 from workbench.harness.worker_handle import Worker
 
 WHOLE_INPUTS_BYTES = 64 << 20  # inputs up to this size are compared whole after each checked call ...
@@ -98,22 +98,28 @@ class WorkloadCheck:
         for s in range(self.spec.seeds):
             seed = derive_seed(self.spec.seed, w.name, "check", s)
             result.seeds.append(seed)
-            args = tuple(self.code.make_inputs(dict(w.params), seed, self.device))
-            expected = self.code.reference(*args)
-            key = f"check{s}"
-            self.ask({"op": "inputs", "key": key, "params": w.params, "seed": seed})
-            self.ask({"op": "call", "key": key})
-            _, got = self.ask({"op": "fetch", "key": key, "what": "outputs"}, self.device)
-            tensor_args = tuple(a for a in args if isinstance(a, torch.Tensor))
-            before, after = self._inputs_after(key, tensor_args)
-            self.ask({"op": "drop", "keys": [key]})
+            # the parts of the phase are timed apart (phases_s "correctness: ..."), to see where a slow eval goes
+            with self.phase("correctness: inputs"):
+                args = tuple(self.code.make_inputs(dict(w.params), seed, self.device))
+                key = f"check{s}"
+                self.ask({"op": "inputs", "key": key, "params": w.params, "seed": seed})
+            with self.phase("correctness: reference"):
+                expected = self.code.reference(*args)
+            with self.phase("correctness: call"):
+                self.ask({"op": "call", "key": key})
+            with self.phase("correctness: fetch"):
+                _, got = self.ask({"op": "fetch", "key": key, "what": "outputs"}, self.device)
+                tensor_args = tuple(a for a in args if isinstance(a, torch.Tensor))
+                before, after = self._inputs_after(key, tensor_args)
+                self.ask({"op": "drop", "keys": [key]})
             result.seeds_checked = s + 1
             if len(after) != len(tensor_args):
                 raise Rejected("error", f"seed {seed}: the worker made {len(after)} input tensors, the task makes more")
-            changed = inputs_unchanged(before, after)
-            if changed:
+            with self.phase("correctness: compare"):
+                changed = inputs_unchanged(before, after)
+                cmp = self.compare(got, expected) if not changed else None
+            if changed or cmp is None:
                 raise Rejected("input-modified", f"seed {seed}: {changed}")
-            cmp = self.compare(got, expected)
             result.max_abs_err = max(result.max_abs_err or 0.0, cmp.max_abs_err)
             result.max_rel_err = max(result.max_rel_err or 0.0, cmp.max_rel_err)
             if not cmp.ok:
@@ -215,7 +221,9 @@ class _Rounds:
         samples = reply.get("samples_ms")
         if not isinstance(samples, list) or len(samples) != size or not all(type(s) is float for s in samples):
             raise Rejected("timing-unverified", f"the worker answered a timed batch with {str(samples)[:80]}")
-        problem = check_batch(wall_ms, samples, self.flush_ms, self.round_trip_ms)
+        problem = check_batch(wall_ms, samples, self.flush_ms, self.round_trip_ms) or check_tail(
+            reply.get("tail_ms"), samples
+        )
         if problem:
             raise Rejected("timing-unverified", problem)
         unaccounted = wall_ms - sum(samples) - size * self.flush_ms

@@ -69,6 +69,15 @@ DEFAULT_FORBIDDEN_MODULES: tuple[str, ...] = (
     "_testcapi",
     "_testinternalcapi",
 )
+# Libraries with kernels of their own (or a raw CUDA API: streams, launches), refused to the solution's imports at run
+# time as the static rules refuse them in its source (harness/static/lists.py KERNEL_LIBRARIES; a test keeps the two
+# in step). numpy is left out: torch has imported it already, and its round trips are the runtime guard's.
+KERNEL_LIBRARY_MODULES: tuple[str, ...] = (
+    "flash_attn", "xformers", "apex", "liger_kernel", "cupy", "cupyx", "numba", "tilelang", "cutlass", "cuda",
+    "pycuda", "transformer_engine", "bitsandbytes", "deep_gemm", "flashinfer", "vllm", "sglang", "torchao", "jax",
+    "jaxlib", "tensorflow", "scipy", "thunder", "triton_kernels", "torch_geometric", "torch_scatter",
+)  # fmt: skip
+DEFAULT_FORBIDDEN_MODULES += KERNEL_LIBRARY_MODULES
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import importlib.util
 import os
 import socket
 import sys
+import time
 import traceback
 import types
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 
 import torch
 
-from . import audit, triton_patches, wire
+from . import audit, mode_locks, triton_patches, wire
 from .guard import ForbiddenCall, SolutionGuard, raising, resolve_callables
 
 
@@ -55,6 +56,8 @@ def serve(sock: socket.socket, mode: str) -> int:
     stream = torch.cuda.default_stream(device) if mode == "cuda" else None
     current_stream = getattr(torch._C, "_cuda_getCurrentStream", None)
     event = torch.cuda.Event
+    release = torch._C._cuda_emptyCache if mode == "cuda" else (lambda: None)
+    clock = time.perf_counter  # a C function: rebinding time.perf_counter later does not reach this one
     tensor_type = torch.Tensor
     flush = None
     if mode == "cuda":  # the device is ready before the checker has an eval for this worker (see worker_handle)
@@ -94,6 +97,7 @@ def serve(sock: socket.socket, mode: str) -> int:
         if op == "ping":
             wire.send(sock, {"ok": True})
         elif op == "load":
+            mode_locks.rebase()  # what torch and Triton set up until now is the baseline; the solution's doings are not
             guard = SolutionGuard(forbidden, config["allowed_torch_ops"], poison=False)
             failure = None
             try:
@@ -121,6 +125,11 @@ def serve(sock: socket.socket, mode: str) -> int:
                 inputs.pop(key, None)
                 outputs.pop(key, None)
             wire.send(sock, {"ok": True})
+        elif op == "release":  # a workload is done: its sets and the allocator's cached blocks go back to the GPU
+            inputs.clear()
+            outputs.clear()
+            release()
+            wire.send(sock, {"ok": True})
         elif op == "call":
             out, report = calls.call(inputs[request["key"]])
             if report["error"] is None:
@@ -135,8 +144,8 @@ def serve(sock: socket.socket, mode: str) -> int:
             picked = tuple(t.reshape(-1)[places(t, int(request["seed"]), int(request["count"]))] for t in held)
             wire.send(sock, {"ok": True}, picked)
         elif op == "time":
-            samples, report = _timed_batch(request["keys"], inputs, outputs, calls, flush, (event, stream))
-            wire.send(sock, {"ok": report is None, "samples_ms": samples, "error": report})
+            samples, tail, report = _timed_batch(request["keys"], inputs, outputs, calls, flush, (event, stream, clock))
+            wire.send(sock, {"ok": report is None, "samples_ms": samples, "tail_ms": tail, "error": report})
         else:
             wire.send(sock, {"ok": False, "error": f"unknown request {op!r}"})
 
@@ -258,12 +267,15 @@ def _not_tensors(out: Any, tensor_type: type) -> tuple[str, str] | None:
 
 def _timed_batch(
     keys: list[str], inputs: dict[str, Any], outputs: dict[str, Any], calls: _Calls, flush: Any, timer: Any
-) -> tuple[list[float], Any]:
+) -> tuple[list[float], float, Any]:
     """Each input set once: the L2 flushed, then CUDA events (on the default stream, named explicitly) around one
     call, all inside one guarded region so that the worker's own checks run once, after the batch, not between calls
     (where they would leave the GPU idle and the wall clock unexplained). The device-wide synchronise at the end is
-    what the checker's wall clock relies on: the reply cannot leave before the batch's work, on any stream, is done."""
-    event, stream = timer
+    what the checker's wall clock relies on: the reply cannot leave before the batch's work, on any stream, is done.
+
+    Also returns the batch's tail: how long the device stayed busy after the default stream's last call was done.
+    Work a call left on another stream (which the events do not cover) shows there, however short the calls."""
+    event, stream, clock = timer
     pairs = [(event(enable_timing=True), event(enable_timing=True)) for _ in keys]
 
     def batch() -> list[Any]:
@@ -276,7 +288,13 @@ def _timed_batch(
         return outs
 
     outs, report = calls.region(batch)
-    calls.sync()  # device-wide, every stream: the reply leaves only once the batch's work is done
+    tail = 0.0
+    if pairs:
+        pairs[-1][1].synchronize()  # the default stream is done with the batch ...
+        waited = clock()
+    calls.sync()  # ... and now every stream is: the reply leaves only once the batch's work is done
+    if pairs:
+        tail = (clock() - waited) * 1e3
     if report["error"] is None:
         report["error"] = next(filter(None, (_not_tensors(out, calls.tensor_type) for out, _ in outs)), None)
     if report["error"] is None:
@@ -284,10 +302,10 @@ def _timed_batch(
         if any(b - a < 1 for a, b in zip([0, *counts], counts)):
             report["error"] = ("no-launch", "a timed call of solution() returned without launching a Triton kernel")
     if report["error"] is not None:
-        return [], report["error"]
+        return [], tail, report["error"]
     for key, (out, _) in zip(keys, outs):
         outputs[key] = out if isinstance(out, tuple) else (out,)
-    return [start.elapsed_time(end) for start, end in pairs], None
+    return [start.elapsed_time(end) for start, end in pairs], tail, None
 
 
 def main(argv: list[str]) -> int:
