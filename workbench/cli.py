@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cli_session import SessionUsageError
+from workbench.harness.spec import EVAL_BUDGET_S
 from workbench.judge.judge import JudgeUsageError
 from workbench.session.log import LogError
+from workbench.session.store import SessionStoreError
 from workbench.tasks import Task, TaskFormatError, load_task, project_root, task_names
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -43,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seeds", type=int, default=3, help="correctness seeds per workload (default 3)")
     ev.add_argument("--timeout", type=float, default=300.0, help="seconds per workload, compile included")
     ev.add_argument("--timer", choices=("events",), default="events", help="CUDA events (checked against a wall clock)")
-    ev.add_argument("--budget", type=float, default=3.0, help="timing seconds per function and workload")
+    ev.add_argument("--budget", type=float, default=EVAL_BUDGET_S, help="timing seconds per function and workload")
     ev.add_argument("--seed", type=int, help="draw the inputs of an earlier result again (its `seed`); default: fresh")
     ev.add_argument("--hidden", action="store_true", help="also check the task's hidden workloads, as submit does")
 
@@ -95,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             from workbench.cli_session import handle
 
             return handle(args)
-    except (UsageError, TaskFormatError, SessionUsageError, LogError, JudgeUsageError) as exc:
+    except (UsageError, TaskFormatError, SessionUsageError, SessionStoreError, LogError, JudgeUsageError) as exc:
         print(f"workbench: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:

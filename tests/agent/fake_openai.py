@@ -71,6 +71,7 @@ class FakeOpenAI(FakeServer):
     """The fake chat-completions API; `url` is the base URL with its /v1."""
 
     endpoint = "/v1/chat/completions"
+    reports_usage = True  # False: a server that ignores stream_options.include_usage (some local servers do)
 
     @property
     def url(self) -> str:
@@ -99,7 +100,7 @@ class FakeOpenAI(FakeServer):
             choice = {"index": 0, "message": message, "finish_reason": finish}
             self.send_json(handler, {**base, "object": "chat.completion", "choices": [choice], "usage": _usage(reply)})
             return
-        with_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        with_usage = bool((body.get("stream_options") or {}).get("include_usage")) and self.reports_usage
         self.send_events(handler, _events(reply, calls, base, finish, with_usage), reply.timing)
 
 

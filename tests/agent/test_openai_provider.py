@@ -173,8 +173,17 @@ def test_calls_without_ids_get_ones(fake: FakeOpenAI, provider: OpenAIProvider) 
 
 def test_usage_splits_cached_prompt_tokens(fake: FakeOpenAI, provider: OpenAIProvider) -> None:
     fake.push(Reply(text="ok", prompt_tokens=5000, completion_tokens=40, cached_tokens=4096), text_reply("ok"))
-    assert complete(provider, Recorder()).usage == Usage(input_tokens=904, output_tokens=40, cache_read_tokens=4096)
+    first = complete(provider, Recorder())
+    assert first.usage == Usage(input_tokens=904, output_tokens=40, cache_read_tokens=4096) and first.usage_reported
     assert complete(provider, Recorder()).usage == Usage(input_tokens=100, output_tokens=20)
+
+
+def test_a_server_that_sends_no_usage_leaves_it_unknown(fake: FakeOpenAI, provider: OpenAIProvider) -> None:
+    """Zero tokens would price the response at $0.00: the response says its usage was not reported instead."""
+    fake.reports_usage = False
+    fake.push(text_reply("ok"))
+    response = complete(provider, Recorder())
+    assert response.usage_reported is False and response.usage == Usage()
 
 
 @pytest.mark.parametrize(

@@ -129,6 +129,7 @@ class ModelResponse:
     latency_s: float = 0.0
     retries: int = 0
     raw_id: str | None = None
+    usage_reported: bool = True  # False when the server sent no usage: the tokens, and so the cost, are unknown
 
     def message(self) -> Message:
         return Message("assistant", list(self.content))

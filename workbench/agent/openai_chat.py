@@ -71,6 +71,7 @@ class ChunkAssembler:
         self.model = model
         self.raw_id: str | None = None
         self.usage = Usage()
+        self.usage_reported = False  # until a chunk carries usage (servers that ignore include_usage send none)
         self.finish_reason: str | None = None
         self._blocks: list[TextBlock | _CallInProgress] = []
         self._calls: dict[int, _CallInProgress] = {}  # by the API's tool-call index
@@ -83,6 +84,7 @@ class ChunkAssembler:
             cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
             prompt = usage.get("prompt_tokens") or 0
             self.usage = Usage(prompt - cached, usage.get("completion_tokens") or 0, cache_read_tokens=cached)
+            self.usage_reported = True
         for choice in chunk.get("choices") or []:
             if choice.get("index", 0) != 0:
                 continue
@@ -124,7 +126,8 @@ class ChunkAssembler:
         reason = FINISH_REASONS.get(self.finish_reason or "stop", self.finish_reason or "end_turn")
         if reason == "end_turn" and self._calls:
             reason = "tool_use"  # some servers say "stop" after calling tools; the calls are what matters
-        return ModelResponse(content, reason, self.usage, self.model, raw_id=self.raw_id)
+        return ModelResponse(content, reason, self.usage, self.model, raw_id=self.raw_id,
+                             usage_reported=self.usage_reported)  # fmt: skip
 
 
 class _CallInProgress:

@@ -48,7 +48,7 @@ class OpenedSession:
 
     def outcome(self, reason: str | None) -> SessionOutcome:
         state = self.loop.state
-        cost = state.cost if state.cost_known else None
+        cost = state.cost if state.cost_known and not state.unmetered else None  # unknown, not low
         return SessionOutcome(self.spec.key, reason, state.correct_submissions > 0, state.turn, cost,
                               self.resumed_from)  # fmt: skip
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 from pathlib import Path
 
 from workbench.agent.provider import Provider
@@ -57,6 +59,12 @@ def _drive(setup: SessionSetup, folder: Path, log: SessionLog, state: object) ->
     loop = build_loop(setup, folder, log, state, LoopCallbacks(on_event=printer))
     reason = run_headless(loop)
     log.close()
+    try:
+        sys.stdout.flush()
+    except OSError:  # stdout was closed (`workbench run ... | head -1`): keep the exit-time flush from raising again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if loop.failure:
+        print(f"workbench: the session ended on an error: {loop.failure} ({folder})", file=sys.stderr)
     return _finish(reason, loop.state.correct_submissions)
 
 

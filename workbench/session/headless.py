@@ -35,18 +35,21 @@ class TurnPrinter:
             tokens = (f"{usage['input_tokens'] + usage['cache_read_tokens'] + usage['cache_write_tokens']:,} in "
                       f"({usage['cache_read_tokens']:,} cached) / {usage['output_tokens']:,} out")  # fmt: skip
             self._line(f"turn {event['turn']:>3}/{self.budget}  {tools:22} {self._outcome or '-':28} best {best:8} "
-                       f"{tokens}  {_usd(event['cost'])}")  # fmt: skip
+                       f"{tokens}  {_usd(event['cost'], event.get('unmetered', 0))}")  # fmt: skip
             self._outcome = ""
         elif kind == "session_end":
             best = f"{event['best_speedup']:.2f}x" if event.get("best_speedup") else "none"
+            cost = _usd(event["cost"], event.get("unmetered", 0))
             self._line(f"session ended: {event['reason']} after {event['turns']} turns; best correct speedup {best}; "
-                       f"{event['submissions']} submissions; {_usd(event['cost'])}")  # fmt: skip
+                       f"{event['submissions']} submissions; {cost}")  # fmt: skip
 
     def _line(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
 
-def _usd(cost: float | None) -> str:
+def _usd(cost: float | None, unmetered: int = 0) -> str:
+    if unmetered:  # the server left usage out: a total would read low
+        return f"cost unknown ({unmetered} response{'s' if unmetered > 1 else ''} without usage)"
     return f"${cost:.2f}" if cost is not None else "cost n/a"
 
 

@@ -23,6 +23,7 @@ class SessionState:
     usage: Usage = field(default_factory=Usage)
     cost: float = 0.0
     cost_known: bool = False  # False while no response had a price (a scripted or unpriced model)
+    unmetered: int = 0  # responses of a priced model whose server reported no usage: the total cost is unknown
     best_speedup: float | None = None
     submissions: int = 0
     correct_submissions: int = 0
@@ -72,6 +73,7 @@ def rebuild(events: list[Event]) -> SessionState:
             state.usage.add(Usage(**event["usage"]))
             state.cost += event.get("cost") or 0.0
             state.cost_known = state.cost_known or event.get("cost") is not None
+            state.unmetered += int(event.get("usage_reported") is False)
             state.responses += 1
         elif kind == "turn_end":
             if event["user_message"]:

@@ -29,6 +29,10 @@ from workbench.session.workspace import apply_files, diff_files, text_files
 NUDGE = "You ended your turn without a submission. Keep working, and call submit when your kernel is ready."
 
 
+class CallbackFailed(RuntimeError):
+    """A front end's callback raised (its cause is the callback's exception): the session ends on it."""
+
+
 class LoopState(Enum):
     IDLE = "idle"
     RUNNING = "running"
@@ -86,6 +90,9 @@ class AgentLoop:
         self._takeover_source: str | None = None
         self._final_submission = False
         self._stop_reason: str | None = None  # set when a provider error ends the session
+        self.failure: str | None = None  # why the session ended on an error, for the front end to say
+        self._deadline: threading.Timer | None = None
+        self._front_end_failed = False
 
     @property
     def work(self) -> Path:
@@ -98,6 +105,19 @@ class AgentLoop:
             self._set(LoopState.PAUSED if paused else LoopState.RUNNING)
         self._thread = threading.Thread(target=self._worker, name="agent-loop", daemon=True)
         self._thread.start()
+        if self.limits.wall_clock_s is not None:
+            # the limit holds inside a turn too: a model stream of pings, or a tool, is cancelled at the deadline
+            left = max(0.0, self.limits.wall_clock_s - (time.monotonic() - self._started))
+            self._deadline = threading.Timer(left, self._out_of_time)
+            self._deadline.daemon = True
+            self._deadline.start()
+
+    def _out_of_time(self) -> None:
+        with self._cond:
+            if self.status == LoopState.FINISHED:
+                return
+            self._stop_reason = self._stop_reason or "budget"
+        self.stop()
 
     def run(self) -> None:
         with self._cond:
@@ -201,9 +221,13 @@ class AgentLoop:
         return outcome.eval_result
 
     def wait(self, timeout: float | None = None) -> str | None:
-        """Wait for the session to end; its end reason, or None on timeout."""
+        """Wait for the session to end; its end reason, or None on timeout. A worker that is gone without finishing
+        (which its boundary should make impossible) reads as an error, never as a session still running."""
         if self._thread is not None:
             self._thread.join(timeout)
+            if not self._thread.is_alive() and self.status != LoopState.FINISHED:
+                self.failure = self.failure or "the session's worker ended without finishing the session"
+                return self.end_reason or "error"
         return self.end_reason if self.status == LoopState.FINISHED else None
 
     # -- the worker --------------------------------------------------------------------------------
@@ -221,8 +245,21 @@ class AgentLoop:
                     return
                 self._after_turn()
         except Exception as exc:  # the worker's boundary: record, end, never die silently
-            self._log("error", message=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
-            self._finish("error")
+            self._end_after_failure(exc, traceback.format_exc())
+
+    def _end_after_failure(self, exc: Exception, trace: str) -> None:
+        """End the session on an exception from a turn, the log or a callback. Writing the log may be what failed
+        (a full disk) and telling the front end may be (a closed stdout): the session ends all the same, with the
+        reason kept in `failure` for the front end to say, so that nothing waits on a worker that is gone."""
+        cause = exc.__cause__ if isinstance(exc, CallbackFailed) and exc.__cause__ else exc
+        self.failure = f"{type(cause).__name__}: {cause}"
+        if isinstance(exc, CallbackFailed):
+            self.failure = f"the front end failed ({self.failure})"
+        try:
+            self._log("error", message=self.failure, traceback=trace)
+        except Exception:  # noqa: BLE001 - the log or the front end is what failed; the end must still happen
+            pass
+        self._finish("error")
 
     def _wait_until_runnable(self) -> str | None:
         with self._cond:
@@ -282,14 +319,16 @@ class AgentLoop:
                 self._controls.stop = True  # an unrecoverable provider error ends the session
             self._stop_reason = "error"
             return
-        cost = self.price(response.model, response.usage) if self.price else None
+        cost = self.price(response.model, response.usage) if self.price and response.usage_reported else None
         self.state.usage.add(response.usage)
         self.state.cost += cost or 0.0
         self.state.cost_known = self.state.cost_known or cost is not None
+        self.state.unmetered += int(not response.usage_reported)
         self.state.responses += 1
         self._log("model_response", turn=turn, content=[b.to_dict() for b in response.content],
                   stop_reason=response.stop_reason, usage=vars(response.usage), model=response.model,
-                  latency_s=response.latency_s, retries=response.retries, cost=cost)  # fmt: skip
+                  latency_s=response.latency_s, retries=response.retries, cost=cost,
+                  usage_reported=response.usage_reported)  # fmt: skip
         self.state.conversation.messages.append(response.message())
         results: list[Block] = list(self._run_tools(turn, response.message().tool_uses()))
         user: Message | None = Message("user", results)
@@ -303,7 +342,7 @@ class AgentLoop:
         changed = self._record_files(turn)
         self._log("turn_end", turn=turn, user_message=user.to_dict() if user else None, files_changed=changed,
                   best_speedup=self.state.best_speedup, usage=vars(self.state.usage), cost=self._cost(),
-                  tools=[c.name for c in response.message().tool_uses()])  # fmt: skip
+                  unmetered=self.state.unmetered, tools=[c.name for c in response.message().tool_uses()])  # fmt: skip
 
     def _run_tools(self, turn: int, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
         results = []
@@ -329,8 +368,19 @@ class AgentLoop:
     # -- records -------------------------------------------------------------------------------------
     def _log(self, kind: str, turn: int | None = None, **fields: Any) -> Event:
         event = self.log.append(kind, self.state.turn if turn is None else turn, **fields)
-        self.callbacks.on_event(event)
+        self._tell(self.callbacks.on_event, event)
         return event
+
+    def _tell(self, callback: Callable[[Any], None], value: Any) -> None:
+        """A front end's callback; once one has failed (stdout closed under `| head`), the others are not called,
+        and the failure ends the session (CallbackFailed, through the worker's boundary)."""
+        if self._front_end_failed:
+            return
+        try:
+            callback(value)
+        except Exception as exc:
+            self._front_end_failed = True
+            raise CallbackFailed(str(exc)) from exc
 
     def _log_eval(self, result: EvalResult, by: str, turn: int | None = None) -> None:
         self._note_best(result)
@@ -357,22 +407,32 @@ class AgentLoop:
     def _finish(self, reason: str) -> None:
         reason = self._stop_reason or reason
         self.end_reason = reason
-        self._log("session_end", reason=reason, turns=self.state.turn, usage=vars(self.state.usage),
-                  cost=self._cost(), best_speedup=self.state.best_speedup,
-                  submissions=self.state.submissions)  # fmt: skip
+        if self._deadline is not None:
+            self._deadline.cancel()
+        try:
+            self._log("session_end", reason=reason, turns=self.state.turn, usage=vars(self.state.usage),
+                      cost=self._cost(), unmetered=self.state.unmetered, best_speedup=self.state.best_speedup,
+                      submissions=self.state.submissions)  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - a log that cannot be written, a front end that is gone
+            self.failure = self.failure or f"{type(exc).__name__}: {exc}"
         with self._cond:
             self._set(LoopState.FINISHED)
 
     def _cost(self) -> float | None:
-        """Total USD so far; None when no model of this session has a known price."""
-        return self.state.cost if self.state.cost_known else None
+        """Total USD so far; None when no model of this session has a known price, or when a priced model's server
+        left a response's usage out (the total would read low: unknown, not $0.00)."""
+        return self.state.cost if self.state.cost_known and not self.state.unmetered else None
 
     def _on_retry(self, attempt: int, reason: str, delay: float) -> None:
         self._log("model_retry", attempt=attempt, reason=reason, delay_s=delay)
 
     def _set(self, status: LoopState) -> None:
         self.status = status
-        self.callbacks.on_state(status)
+        try:
+            self._tell(self.callbacks.on_state, status)
+        except CallbackFailed:
+            if status != LoopState.FINISHED:
+                raise  # finished is finished whatever the front end does with it
 
     def _read_solution(self) -> str:
         path = self.work / "solution.py"

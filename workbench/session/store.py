@@ -43,6 +43,10 @@ class SessionSetup:
     base_url: str | None = None
 
 
+class SessionStoreError(ValueError):
+    """The sessions folder cannot hold a new session (read-only, full, not a folder): one line, exit status 2."""
+
+
 def sessions_root(explicit: Path | None = None) -> Path:
     return explicit or Path(os.environ.get("WORKBENCH_SESSIONS") or project_root() / "sessions")
 
@@ -108,12 +112,20 @@ def start_event(setup: SessionSetup, session_id: str, parent: dict[str, Any] | N
 
 def create_session(setup: SessionSetup, root: Path, history: list[Event] | None = None,
                    parent: dict[str, Any] | None = None) -> tuple[Path, SessionLog]:  # fmt: skip
-    """A new session folder with its workspace and log; a branch brings the parent's first turns."""
+    """A new session folder with its workspace and log; a branch brings the parent's first turns. A folder that
+    cannot be made (a read-only or full disk) is a SessionStoreError, and the part made is removed."""
     folder = root / new_session_id(setup.task.name, setup.levels)
-    folder.mkdir(parents=True)
-    create_workspace(setup.task, folder / "work", setup.levels)
-    log = SessionLog(folder / "events.jsonl")
-    log.append("session_start", 0, **start_event(setup, folder.name, parent))
+    try:
+        folder.mkdir(parents=True)
+    except OSError as exc:
+        raise SessionStoreError(f"cannot create a session in {root}: {exc.strerror or exc}") from None
+    try:
+        create_workspace(setup.task, folder / "work", setup.levels)
+        log = SessionLog(folder / "events.jsonl")
+        log.append("session_start", 0, **start_event(setup, folder.name, parent))
+    except OSError as exc:
+        shutil.rmtree(folder, ignore_errors=True)  # new and empty of anything a person made: nothing saved is lost
+        raise SessionStoreError(f"cannot create a session in {root}: {exc.strerror or exc}") from None
     if history is None:
         log.append("files", 0, changed=text_files(folder / "work"), deleted=[])
         return folder, log

@@ -15,7 +15,7 @@ from workbench.session.log import Event
 from workbench.session.store import load_session
 from workbench.tui.catalog import condition_of
 from workbench.tui.curve import Curve, first_correct_submission, speedup_curve
-from workbench.tui.timeline import fold, last_turn, up_to_turn
+from workbench.tui.timeline import cost_text, fold, last_turn, up_to_turn
 
 SUMMARY_ROWS = ("condition", "turns", "outcome", "correct", "best speedup", "first correct submission",
                 "tokens in/out/cache", "cost", "JSdesign", "JSimpl")  # fmt: skip
@@ -75,7 +75,7 @@ class Side:
             "best speedup": best,
             "first correct submission": f"turn {first}" if first is not None else "–",
             "tokens in/out/cache": f"{usage.input_tokens:,} / {usage.output_tokens:,} / {usage.cache_read_tokens:,}",
-            "cost": f"${progress.cost:.4f}" if progress.cost is not None else "n/a",
+            "cost": cost_text(progress),
         }
         values.update(judge_scores(self.events))
         return values

@@ -19,6 +19,7 @@ class Progress:
     turn: int = 0  # complete turns
     usage: Usage = field(default_factory=Usage)
     cost: float | None = None  # None while no response had a price
+    unmetered: int = 0  # responses whose server reported no usage: the cost is unknown, not that low
     last_eval: dict[str, Any] | None = None  # the last eval_result or submission event
     best_speedup: float | None = None
     files: dict[str, str] = field(default_factory=dict)
@@ -45,6 +46,7 @@ class Progress:
             self.usage.add(Usage(**event["usage"]))
             if event.get("cost") is not None:
                 self.cost = (self.cost or 0.0) + float(event["cost"])
+            self.unmetered += int(event.get("usage_reported") is False)
         elif kind == "turn_end":
             self.turn = event["turn"]
         elif kind in ("eval_result", "submission"):
@@ -55,6 +57,13 @@ class Progress:
                 self.best_speedup = max(self.best_speedup or 0.0, float(speedup))
         elif kind == "session_end":
             self.end_reason = event["reason"]
+
+
+def cost_text(progress: Progress) -> str:
+    """The session's cost as the app shows it: unknown (not $0) when a server left usage out."""
+    if progress.unmetered:
+        return "unknown"
+    return f"${progress.cost:.4f}" if progress.cost is not None else "n/a"
 
 
 def fold(events: list[Event]) -> Progress:

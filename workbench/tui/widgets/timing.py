@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from workbench.session.log import Event
 from workbench.tui.curve import speedup_curve
-from workbench.tui.timeline import Progress
+from workbench.tui.timeline import Progress, cost_text
 from workbench.tui.widgets.plot import SpeedupPlot
 
 
@@ -39,7 +39,7 @@ def workloads_table(progress: Progress) -> RenderableType:
 def counters(progress: Progress, state: str) -> Text:
     usage = progress.usage
     hit = progress.cache_hit_rate
-    cost = f"${progress.cost:.4f}" if progress.cost is not None else "n/a"
+    cost = cost_text(progress)
     best = f"{progress.best_speedup:.2f}x" if progress.best_speedup else "–"
     return Text.assemble(
         ("turn ", "dim"), f"{progress.turn}/{progress.budget}",
