@@ -32,10 +32,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from workbench.cli import json_safe  # noqa: E402
 from workbench.harness import EvalOptions, evaluate  # noqa: E402
 from workbench.harness.result import EvalResult  # noqa: E402
 from workbench.harness.verdict import expected_verdict, verdicts  # noqa: E402
+from workbench.jsonsafe import json_safe  # noqa: E402
 from workbench.suite import (  # noqa: E402
     add_eval,
     evals_done,

@@ -77,3 +77,15 @@ def test_an_eval_records_its_seed_and_the_same_seed_draws_the_same_inputs():
     other = json.loads(run("eval", "scale_add", "expert", "--mode", "interpret", "--json", "--seeds", "1").stdout)
     assert [w["seeds"] for w in again["workloads"]] == [w["seeds"] for w in first["workloads"]]
     assert other["seed"] != first["seed"] and other["workloads"][0]["seeds"] != first["workloads"][0]["seeds"]
+
+
+def test_the_apps_options_before_any_command_open_the_app(monkeypatch, tmp_path):
+    """`workbench --sessions DIR` is the app on that folder (the main parser knew only commands)."""
+    import workbench.tui.app as app
+
+    seen: list[list[str]] = []
+    monkeypatch.setattr(app, "run_app", lambda argv: seen.append(argv) or 0)
+    from workbench import cli
+
+    assert cli.main(["--sessions", str(tmp_path), "--budget", "5"]) == 0
+    assert seen == [["--sessions", str(tmp_path), "--budget", "5"]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 import subprocess
 import sys
@@ -144,3 +145,29 @@ def test_a_priced_model_whose_server_sends_no_usage_costs_unknown_not_zero(make_
     assert "cost unknown (2 responses without usage)" in printed.getvalue() and "$0.00" not in printed.getvalue()
     state = rebuild(read_log(folder / "events.jsonl").events)
     assert state.unmetered == 2  # and so a resumed session still knows its cost is unknown
+
+
+def test_a_turn_cut_short_is_discarded_from_the_conversation_but_not_from_the_bill(make_loop):  # noqa: F811
+    from workbench.agent.scripted import ScriptedProvider
+    from workbench.session.store import claim_resume, reopen
+
+    loop, folder, _ = make_loop(turns(2), budget=1)
+    loop.start()
+    assert loop.wait(timeout=60) == "budget"
+    loop.log.close()
+    with open(folder / "events.jsonl") as f:
+        seq = max(json.loads(line)["seq"] for line in f) + 1
+    cut = {"seq": seq, "time": 0.0, "turn": 2, "kind": "model_response", "content": [{"type": "text", "text": "x"}],
+           "stop_reason": "end_turn", "usage": {"input_tokens": 1000, "output_tokens": 500, "cache_read_tokens": 0,
+           "cache_write_tokens": 0}, "model": "m", "latency_s": 1.0, "retries": 0, "cost": 0.25}  # fmt: skip
+    events = read_log(folder / "events.jsonl").events
+    paid_before = sum(e["usage"]["output_tokens"] for e in events if e["kind"] == "model_response")
+    ends = [e for e in events if e["kind"] != "session_end"]  # as if the kill came before the end
+    (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in [*ends, cut]))
+    for _ in range(2):  # the discard is remembered by the next resume too
+        writer, point = claim_resume(folder)
+        assert point.state.turn == 1 and point.state.discarded_responses == 1
+        assert point.state.usage.output_tokens == paid_before + 500 and point.state.cost == 0.25
+        assert all(m.role != "assistant" or "x" != m.content[0].to_dict().get("text") for m in
+                   point.state.conversation.messages)  # fmt: skip
+        reopen(folder, point, ScriptedProvider([]), writer).close()

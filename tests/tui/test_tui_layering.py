@@ -5,7 +5,7 @@ import sys
 
 from conftest import REPO
 
-CORE = ["workbench.cli", "workbench.cli_session", "workbench.session.commands", "workbench.session.store",
+CORE = ["workbench.cli", "workbench.cli.session_args", "workbench.cli.sessions", "workbench.session.store",
         "workbench.session.loop", "workbench.agent.scripted", "workbench.agent.providers"]  # fmt: skip
 
 

@@ -58,7 +58,7 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _provider(args: argparse.Namespace) -> Provider:
-    from workbench.cli_session import SessionUsageError, make_provider
+    from workbench.cli.session_args import SessionUsageError, make_provider
 
     try:
         return make_provider(args.provider, args.model, args.base_url, args.script)

@@ -24,6 +24,7 @@ class SessionState:
     cost: float = 0.0
     cost_known: bool = False  # False while no response had a price (a scripted or unpriced model)
     unmetered: int = 0  # responses of a priced model whose server reported no usage: the total cost is unknown
+    discarded_responses: int = 0  # responses of turns cut short and discarded: paid, counted in usage and cost
     best_speedup: float | None = None
     submissions: int = 0
     correct_submissions: int = 0
@@ -60,6 +61,20 @@ def effective(events: list[Event]) -> list[Event]:
             first, end = event["discarded"]
             dropped.update(range(first, end))
     return [e for e in events if e["seq"] not in dropped]
+
+
+def add_discarded_spend(state: SessionState, events: list[Event], kept: list[Event]) -> SessionState:
+    """Count what the model responses of `events` that `kept` leaves out were paid: a turn cut short and discarded
+    on a resume is gone from the conversation, not from the bill. The conversation and the turn are untouched."""
+    kept_seqs = {e["seq"] for e in kept}
+    for event in events:
+        if event["kind"] == "model_response" and event["seq"] not in kept_seqs:
+            state.usage.add(Usage(**event["usage"]))
+            state.cost += event.get("cost") or 0.0
+            state.cost_known = state.cost_known or event.get("cost") is not None
+            state.unmetered += int(event.get("usage_reported") is False)
+            state.discarded_responses += 1
+    return state
 
 
 def rebuild(events: list[Event]) -> SessionState:

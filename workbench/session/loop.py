@@ -444,7 +444,7 @@ class AgentLoop:
 
 
 def _json(result: EvalResult) -> dict[str, Any]:
-    from workbench.cli import json_safe
+    from workbench.jsonsafe import json_safe
 
     data: dict[str, Any] = json_safe(result.to_dict())
     return data

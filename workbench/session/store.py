@@ -23,7 +23,7 @@ import workbench
 from workbench.agent.conversation import Message, TextBlock
 from workbench.agent.provider import Provider
 from workbench.guidance import guidance_markdown, load_guidance
-from workbench.session.history import SessionState, complete_prefix, effective, rebuild
+from workbench.session.history import SessionState, add_discarded_spend, complete_prefix, effective, rebuild
 from workbench.session.log import SCHEMA_VERSION, Event, LogError, SessionLog, read_log
 from workbench.session.loop import AgentLoop, Limits, LoopCallbacks, restore_workspace
 from workbench.session.prompt import SYSTEM_PROMPT, first_message
@@ -193,7 +193,8 @@ def resume_point(folder: Path) -> ResumePoint:
         raise NotResumable(f"{folder.name} ended ({ends[-1]['reason']}); replay or branch it instead")
     prefix = complete_prefix(live)
     discarded = [prefix[-1]["seq"] + 1, events[-1]["seq"] + 1] if len(prefix) < len(live) else None
-    return ResumePoint(events, start, torn, prefix, rebuild(prefix), discarded)
+    state = add_discarded_spend(rebuild(prefix), events, prefix)  # earlier resumes' discards and this one's
+    return ResumePoint(events, start, torn, prefix, state, discarded)
 
 
 def claim_resume(folder: Path, purpose: str = "resume") -> tuple[Writer, ResumePoint]:

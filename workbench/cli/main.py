@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from workbench.cli_session import SessionUsageError
+from workbench.cli.session_args import SessionUsageError
 from workbench.harness.spec import EVAL_BUDGET_S
+from workbench.jsonsafe import json_safe
 from workbench.judge.judge import JudgeUsageError
 from workbench.session.log import LogError
 from workbench.session.store import SessionStoreError
@@ -31,6 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="workbench",
         description="D2K Workbench: LLM agents, expert designs and Triton kernels. With no command, opens the "
         f"terminal workbench. `workbench eval {DEFAULT_TASK} expert` evaluates an expert kernel.",
+        epilog="The app's own options come before any command: workbench [--sessions DIR] [--scripts DIR] "
+        "[--mode cuda|interpret] [--budget N] (workbench --sessions . --help lists them).",
     )
     sub = parser.add_subparsers(dest="command")
     tasks = sub.add_parser("tasks", help="list the tasks and their workloads")
@@ -50,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--hidden", action="store_true", help="also check the task's hidden workloads, as submit does")
 
     from workbench.bench.cli import add_parser as add_bench_parsers
-    from workbench.cli_session import add_parsers
+    from workbench.cli.session_args import add_parsers
     from workbench.judge.cli import add_parser as add_judge_parser
 
     add_parsers(sub)
@@ -71,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+        from workbench.tui.app import run_app  # `workbench --sessions DIR`: the app's own options, no command
+
+        return run_app(argv)
     args = build_parser().parse_args(argv)
     try:
         if args.command is None:
@@ -94,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return judge(args)
         if args.command in ("run", "resume", "branch", "replay"):
-            from workbench.cli_session import handle
+            from workbench.cli.session_args import handle
 
             return handle(args)
     except (UsageError, TaskFormatError, SessionUsageError, SessionStoreError, LogError, JudgeUsageError) as exc:
@@ -259,14 +266,3 @@ def _score(args: argparse.Namespace) -> int:
             print(f"{s.task:24} {shown}")
         print(f"Sperf over {len(scores)} tasks against {against}: {total:.3f}")
     return EXIT_OK
-
-
-def json_safe(value: Any) -> Any:
-    """NaN and Inf as strings, since JSON has no spelling for them."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [json_safe(v) for v in value]
-    return value

@@ -70,7 +70,7 @@ def make_provider(name: str, model: str | None, base_url: str | None, script: Pa
 
 
 def handle(args: argparse.Namespace) -> int:
-    from workbench.session import commands
+    from workbench.cli import sessions as commands
 
     return int(getattr(commands, args.command)(args))
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from workbench.agent.provider import Provider
-from workbench.cli_session import SessionUsageError, levels_of, make_provider
+from workbench.cli.session_args import SessionUsageError, levels_of, make_provider
 from workbench.session.headless import TurnPrinter, run_headless
 from workbench.session.history import complete_prefix, effective, rebuild
 from workbench.session.log import LogError, SessionLog
