@@ -109,7 +109,7 @@ def test_module_level_imports_form_no_circle():
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                circles.append(stack[stack.index(nxt):] + [nxt])
+                circles.append(stack[stack.index(nxt) :] + [nxt])
             elif nxt not in state:
                 visit(nxt)
         stack.pop()
