@@ -19,6 +19,8 @@ from workbench.session.log import Event
 class SessionState:
     conversation: Conversation = field(default_factory=Conversation)
     files: dict[str, str] = field(default_factory=dict)
+    blobs: dict[str, str] = field(default_factory=dict)  # larger or binary files: path -> sha256 in SESSION/blobs/
+    blobs_known: set[str] = field(default_factory=set)  # every path the log ever recorded as a blob
     turn: int = 0  # complete turns
     usage: Usage = field(default_factory=Usage)
     cost: float = 0.0
@@ -105,6 +107,10 @@ def rebuild(events: list[Event]) -> SessionState:
             state.files.update(event["changed"])
             for path in event["deleted"]:
                 state.files.pop(path, None)
+            state.blobs.update(event.get("blobs_changed") or {})
+            state.blobs_known.update(event.get("blobs_changed") or {})
+            for path in event.get("blobs_deleted") or []:
+                state.blobs.pop(path, None)
         elif kind == "submission":
             state.submissions += 1
             result = event["result"]

@@ -24,7 +24,7 @@ from workbench.harness import EvalResult
 from workbench.session.history import SessionState
 from workbench.session.log import Event, SessionLog
 from workbench.session.tools import TOOL_SPECS, ToolBox, compact_eval
-from workbench.session.workspace import apply_files, diff_files, text_files
+from workbench.session.workspace import BlobHashes, apply_files, diff_files, keep_blobs, restore_blobs, text_files
 
 NUDGE = "You ended your turn without a submission. Keep working, and call submit when your kernel is ready."
 
@@ -90,6 +90,7 @@ class AgentLoop:
         self._takeover_source: str | None = None
         self._final_submission = False
         self._stop_reason: str | None = None  # set when a provider error ends the session
+        self._blob_hashes = BlobHashes()
         self.failure: str | None = None  # why the session ended on an error, for the front end to say
         self._deadline: threading.Timer | None = None
         self._front_end_failed = False
@@ -399,10 +400,16 @@ class AgentLoop:
     def _record_files(self, turn: int | None = None) -> list[str]:
         now = text_files(self.work)
         changed, deleted = diff_files(self.state.files, now)
-        if changed or deleted:
-            self.state.files = now
-            self._log("files", turn=turn, changed=changed, deleted=deleted)
-        return sorted(changed) + sorted(deleted)
+        blobs = self._blob_hashes.of(self.work)
+        blobs_changed, blobs_deleted = diff_files(self.state.blobs, blobs)
+        if blobs_changed:  # in the store before the log names them: a log never points at a missing blob
+            keep_blobs(self.work, blobs_changed, self.log.path.parent / "blobs")
+        if changed or deleted or blobs_changed or blobs_deleted:
+            self.state.files, self.state.blobs = now, blobs
+            self.state.blobs_known.update(blobs_changed)
+            extra = {"blobs_changed": blobs_changed, "blobs_deleted": blobs_deleted} if blobs or blobs_deleted else {}
+            self._log("files", turn=turn, changed=changed, deleted=deleted, **extra)
+        return sorted(changed) + sorted(deleted) + sorted(blobs_changed) + sorted(blobs_deleted)
 
     def _finish(self, reason: str) -> None:
         reason = self._stop_reason or reason
@@ -450,7 +457,11 @@ def _json(result: EvalResult) -> dict[str, Any]:
     return data
 
 
-def restore_workspace(work: Path, files: dict[str, str]) -> None:
-    """Make the workspace's text files what the log says they were (resume after a kill mid-turn)."""
+def restore_workspace(work: Path, files: dict[str, str], state: SessionState | None = None,
+                      store: Path | None = None) -> None:  # fmt: skip
+    """Make the workspace's files what the log says they were (resume after a kill mid-turn): its text files, and
+    with `state` and the session's blob `store`, its larger and binary files too."""
     changed, deleted = diff_files(text_files(work), files)
     apply_files(work, changed, deleted)
+    if state is not None and store is not None and (state.blobs or state.blobs_known):
+        restore_blobs(work, state.blobs, state.blobs_known, store)

@@ -133,12 +133,21 @@ def create_session(setup: SessionSetup, root: Path, history: list[Event] | None 
         if event["kind"] not in ("session_start", "session_resumed"):
             log.append(event["kind"], event["turn"], **_fields(event), inherited=True)
     state = rebuild(read_log(log.path).events)
-    restore_workspace(folder / "work", state.files)
+    if state.blobs and parent is not None:  # the branch's larger and binary files, from its parent's store
+        keep_parent_blobs(Path(parent["session"]) / "blobs", folder / "blobs", set(state.blobs.values()))
+    restore_workspace(folder / "work", state.files, state, folder / "blobs")
     if setup.levels and setup.task.guidance_path is not None:
         items = load_guidance(setup.task.guidance_path)
         (folder / "work" / "GUIDANCE.md").write_text(guidance_markdown(items, setup.levels))
     log.append("files", state.turn, changed=text_files(folder / "work"), deleted=[])
     return folder, log
+
+
+def keep_parent_blobs(source: Path, target: Path, digests: set[str]) -> None:
+    target.mkdir(exist_ok=True)
+    for digest in digests:
+        if not (target / digest).exists():
+            shutil.copyfile(source / digest, target / digest)
 
 
 def _fields(event: Event) -> dict[str, Any]:
@@ -215,7 +224,7 @@ def reopen(folder: Path, point: ResumePoint, provider: Provider, writer: Writer,
         log = SessionLog(folder / "events.jsonl", next_seq=point.events[-1]["seq"] + 1, writer=writer)
     log.append("session_resumed", point.state.turn, from_turn=point.state.turn, discarded=point.discarded,
                torn_line_dropped=point.torn, provider=provider.name, model=provider.model, **fields)  # fmt: skip
-    restore_workspace(folder / "work", point.state.files)
+    restore_workspace(folder / "work", point.state.files, point.state, folder / "blobs")
     return log
 
 

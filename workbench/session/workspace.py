@@ -15,7 +15,8 @@ from pathlib import Path
 from workbench.guidance import guidance_markdown, load_guidance
 from workbench.tasks import TASK_FILES, Task
 
-SNAPSHOT_MAX_BYTES = 256 * 1024  # larger files (logs, binaries) are not snapshotted
+SNAPSHOT_MAX_BYTES = 256 * 1024  # larger files, and files that are not UTF-8 text, are kept as blobs ...
+BLOB_MAX_BYTES = 64 << 20  # ... up to this size (a file larger still is neither logged nor restored)
 SKIP_DIRS = {"__pycache__", ".triton", ".cache"}
 
 
@@ -58,6 +59,72 @@ def text_files(work: Path) -> dict[str, str]:
             except (UnicodeDecodeError, OSError):
                 continue
     return files
+
+
+class BlobHashes:
+    """sha256 of the workspace's files that are not snapshotted as text, by (path, size, mtime): a 60 MB file the
+    agent left alone is hashed once, not after every turn."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[str, int, int], str] = {}
+
+    def of(self, work: Path) -> dict[str, str]:
+        """relative path -> sha256 of every blob-sized file that text_files() leaves out."""
+        found = {}
+        for path in _walk(work):
+            stat = path.stat()
+            if stat.st_size > BLOB_MAX_BYTES or (stat.st_size <= SNAPSHOT_MAX_BYTES and _is_text(path)):
+                continue
+            relative = str(path.relative_to(work))
+            key = (relative, stat.st_size, stat.st_mtime_ns)
+            if key not in self._known:
+                try:
+                    self._known[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+                except OSError:
+                    continue  # unreadable: neither text nor blob, as text_files() leaves it
+            found[relative] = self._known[key]
+        return found
+
+
+def keep_blobs(work: Path, blobs: dict[str, str], store: Path) -> None:
+    """Copy each file into the session's blob store under its hash (once; written whole, then renamed)."""
+    store.mkdir(exist_ok=True)
+    for relative, digest in blobs.items():
+        target = store / digest
+        if target.exists():
+            continue
+        partial = store / f".{digest}.partial"
+        shutil.copyfile(resolve_inside(work, relative), partial)
+        os.replace(partial, target)
+
+
+def restore_blobs(work: Path, wanted: dict[str, str], known: set[str], store: Path) -> None:
+    """Make the workspace's blob files what `wanted` says (from the store). A file is removed only when the log
+    once recorded it (`known`) and the point restored to has none: a file the log never saw is left alone."""
+    now = BlobHashes().of(work)
+    for relative, digest in wanted.items():
+        if now.get(relative) != digest:
+            path = resolve_inside(work, relative)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(store / digest, path)
+    for relative in (set(now) & known) - set(wanted):
+        resolve_inside(work, relative).unlink(missing_ok=True)
+
+
+def _walk(work: Path) -> list[Path]:
+    found = []
+    for dirpath, dirnames, filenames in os.walk(work):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")]
+        found += [p for name in filenames if not (p := Path(dirpath, name)).is_symlink()]
+    return found
+
+
+def _is_text(path: Path) -> bool:
+    try:
+        path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, OSError):
+        return False
+    return True
 
 
 def diff_files(before: dict[str, str], after: dict[str, str]) -> tuple[dict[str, str], list[str]]:
