@@ -2,6 +2,5 @@
 (sessions.py). Front-end code: the core (session, harness, agent) never imports it."""
 
 from workbench.cli.main import UsageError, main
-from workbench.jsonsafe import json_safe
 
-__all__ = ["UsageError", "json_safe", "main"]
+__all__ = ["UsageError", "main"]

@@ -71,12 +71,17 @@ def add_discarded_spend(state: SessionState, events: list[Event], kept: list[Eve
     kept_seqs = {e["seq"] for e in kept}
     for event in events:
         if event["kind"] == "model_response" and event["seq"] not in kept_seqs:
-            state.usage.add(Usage(**event["usage"]))
-            state.cost += event.get("cost") or 0.0
-            state.cost_known = state.cost_known or event.get("cost") is not None
-            state.unmetered += int(event.get("usage_reported") is False)
+            _add_spend(state, event)
             state.discarded_responses += 1
     return state
+
+
+def _add_spend(state: SessionState, response: Event) -> None:
+    """A model response's tokens and cost, into the session's totals."""
+    state.usage.add(Usage(**response["usage"]))
+    state.cost += response.get("cost") or 0.0
+    state.cost_known = state.cost_known or response.get("cost") is not None
+    state.unmetered += int(response.get("usage_reported") is False)
 
 
 def rebuild(events: list[Event]) -> SessionState:
@@ -87,10 +92,7 @@ def rebuild(events: list[Event]) -> SessionState:
             state.conversation.messages = [Message.from_dict(m) for m in event["initial_messages"]]
         elif kind == "model_response":
             state.conversation.messages.append(Message.from_dict({"role": "assistant", "content": event["content"]}))
-            state.usage.add(Usage(**event["usage"]))
-            state.cost += event.get("cost") or 0.0
-            state.cost_known = state.cost_known or event.get("cost") is not None
-            state.unmetered += int(event.get("usage_reported") is False)
+            _add_spend(state, event)
             state.responses += 1
         elif kind == "turn_end":
             if event["user_message"]:

@@ -400,7 +400,7 @@ class AgentLoop:
     def _record_files(self, turn: int | None = None) -> list[str]:
         now = text_files(self.work)
         changed, deleted = diff_files(self.state.files, now)
-        blobs = self._blob_hashes.of(self.work)
+        blobs = self._blob_hashes.of(self.work, now)
         blobs_changed, blobs_deleted = diff_files(self.state.blobs, blobs)
         if blobs_changed:  # in the store before the log names them: a log never points at a missing blob
             keep_blobs(self.work, blobs_changed, self.log.path.parent / "blobs")

@@ -115,16 +115,16 @@ def create_session(setup: SessionSetup, root: Path, history: list[Event] | None 
     """A new session folder with its workspace and log; a branch brings the parent's first turns. A folder that
     cannot be made (a read-only or full disk) is a SessionStoreError, and the part made is removed."""
     folder = root / new_session_id(setup.task.name, setup.levels)
+    made = False
     try:
         folder.mkdir(parents=True)
-    except OSError as exc:
-        raise SessionStoreError(f"cannot create a session in {root}: {exc.strerror or exc}") from None
-    try:
+        made = True
         create_workspace(setup.task, folder / "work", setup.levels)
         log = SessionLog(folder / "events.jsonl")
         log.append("session_start", 0, **start_event(setup, folder.name, parent))
     except OSError as exc:
-        shutil.rmtree(folder, ignore_errors=True)  # new and empty of anything a person made: nothing saved is lost
+        if made:  # new and empty of anything a person made: nothing saved is lost
+            shutil.rmtree(folder, ignore_errors=True)
         raise SessionStoreError(f"cannot create a session in {root}: {exc.strerror or exc}") from None
     if history is None:
         log.append("files", 0, changed=text_files(folder / "work"), deleted=[])

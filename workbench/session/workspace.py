@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Collection
 from pathlib import Path
 
 from workbench.guidance import guidance_markdown, load_guidance
@@ -48,16 +49,13 @@ def resolve_inside(work: Path, relative: str) -> Path:
 def text_files(work: Path) -> dict[str, str]:
     """Every small text file of the workspace by relative path."""
     files = {}
-    for dirpath, dirnames, filenames in os.walk(work):
-        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")]
-        for filename in filenames:
-            path = Path(dirpath, filename)
-            if path.is_symlink() or path.stat().st_size > SNAPSHOT_MAX_BYTES:
-                continue
-            try:
-                files[str(path.relative_to(work))] = path.read_text(encoding="utf-8")
-            except (UnicodeDecodeError, OSError):
-                continue
+    for path in _walk(work):
+        if path.stat().st_size > SNAPSHOT_MAX_BYTES:
+            continue
+        try:
+            files[str(path.relative_to(work))] = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
     return files
 
 
@@ -68,14 +66,15 @@ class BlobHashes:
     def __init__(self) -> None:
         self._known: dict[tuple[str, int, int], str] = {}
 
-    def of(self, work: Path) -> dict[str, str]:
-        """relative path -> sha256 of every blob-sized file that text_files() leaves out."""
+    def of(self, work: Path, text: Collection[str]) -> dict[str, str]:
+        """relative path -> sha256 of every file up to BLOB_MAX_BYTES that is not in `text` (the workspace's
+        text_files(), taken just before: each small file is read once)."""
         found = {}
         for path in _walk(work):
-            stat = path.stat()
-            if stat.st_size > BLOB_MAX_BYTES or (stat.st_size <= SNAPSHOT_MAX_BYTES and _is_text(path)):
-                continue
             relative = str(path.relative_to(work))
+            stat = path.stat()
+            if relative in text or stat.st_size > BLOB_MAX_BYTES:
+                continue
             key = (relative, stat.st_size, stat.st_mtime_ns)
             if key not in self._known:
                 try:
@@ -101,7 +100,7 @@ def keep_blobs(work: Path, blobs: dict[str, str], store: Path) -> None:
 def restore_blobs(work: Path, wanted: dict[str, str], known: set[str], store: Path) -> None:
     """Make the workspace's blob files what `wanted` says (from the store). A file is removed only when the log
     once recorded it (`known`) and the point restored to has none: a file the log never saw is left alone."""
-    now = BlobHashes().of(work)
+    now = BlobHashes().of(work, text_files(work))
     for relative, digest in wanted.items():
         if now.get(relative) != digest:
             path = resolve_inside(work, relative)
@@ -117,14 +116,6 @@ def _walk(work: Path) -> list[Path]:
         dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")]
         found += [p for name in filenames if not (p := Path(dirpath, name)).is_symlink()]
     return found
-
-
-def _is_text(path: Path) -> bool:
-    try:
-        path.read_text(encoding="utf-8")
-    except (UnicodeDecodeError, OSError):
-        return False
-    return True
 
 
 def diff_files(before: dict[str, str], after: dict[str, str]) -> tuple[dict[str, str], list[str]]:

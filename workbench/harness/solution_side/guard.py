@@ -302,10 +302,9 @@ class SolutionGuard:
         problem = mode_locks.difference(expected, mode_locks.snapshot())
         if problem is None and self._fingerprint() != self._marks["state"]:
             problem = "the guard's state was rebound"
-        if problem is None and mode_locks.changed_classes():  # patched before this guard, between two calls
-            problem = (
-                f"timing classes changed since the solution was imported: {', '.join(mode_locks.changed_classes())}"
-            )
+        changed = mode_locks.changed_classes() if problem is None else ()
+        if changed:  # patched before this guard, between two calls
+            problem = f"timing classes changed since the solution was imported: {', '.join(changed)}"
         if problem is not None:
             message = f"runtime guard tampered with: {problem}"
             self._violations.append(message)

@@ -129,20 +129,15 @@ def _capture() -> tuple[tuple[str, type, tuple[Any, ...], tuple[Any, ...]], ...]
 def rebase() -> None:
     """Take the classes as they are now as the baseline: the worker calls this right before it imports the solution,
     so that whatever torch and Triton set up lazily until then is the baseline, and nothing the solution did is."""
-    global _BASELINE
+    global _BASELINE, _rebased
     if _rebased:
         raise RuntimeError("the timing classes' baseline is taken once, before the solution is imported")
-    _rebased.append(True)
+    _rebased = True
     _BASELINE = _capture()
 
 
 def changed_classes() -> tuple[str, ...]:
-    """The watched classes changed since the baseline (empty when none is)."""
-    return _changed_classes()
-
-
-def _changed_classes() -> tuple[str, ...]:
-    """The watched classes rebound, or with a method added, removed, renamed or replaced since torch was imported."""
+    """The watched classes rebound, or with a method added, removed, renamed or replaced since the baseline."""
     changed = []
     for dotted, cls, keys, values in _BASELINE:
         now = vars(cls)
@@ -153,7 +148,7 @@ def _changed_classes() -> tuple[str, ...]:
 
 
 _BASELINE = _capture()
-_rebased: list[bool] = []
+_rebased = False
 
 
 def snapshot() -> dict[str, Any]:
@@ -165,7 +160,7 @@ def snapshot() -> dict[str, Any]:
         "dispatch keys": (repr(_exclude_set()), repr(_include_set())),
         "torch function": (torch._C._is_torch_function_enabled(), torch._C._is_torch_function_all_disabled()),
         "mode locks": locks,
-        "timing classes": _changed_classes(),
+        "timing classes": changed_classes(),
     }
 
 
