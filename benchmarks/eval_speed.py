@@ -5,7 +5,9 @@
 "full" is `workbench eval TASK expert` with default options (3 seeds, 1 s of timing per function and workload);
 "submit" is what `submit` runs (3 seeds, 3 s of timing, the hidden workloads too); "quick" is a session's `evaluate`
 (one seed, short timing, the visible workloads). Cold: the first eval after every checker is stopped; warm: the
-evals after it in the same process. Prints one row per eval and a summary.
+evals after it in the same process, each `--gap` seconds after the one before (a session's evals are a model's turn
+apart, in which the checker starts the next worker; with --gap 0 an eval waits for that start, shown as "worker
+start"). Prints one row per eval and a summary.
 """
 
 from __future__ import annotations
@@ -55,17 +57,20 @@ def main() -> int:
     parser.add_argument("--mode", choices=("cuda", "interpret"), default=None)
     parser.add_argument("--tasks", nargs="+", default=["rmsnorm_residual", "gram_syrk", "cross_entropy"])
     parser.add_argument("--repeats", type=int, default=2, help="warm evals of each kind after the cold one")
+    parser.add_argument("--gap", type=float, default=10.0, help="seconds between warm evals (the agent's turn)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     mode = args.mode or detect_mode()
     rows = []
     header = f"{'task':18} {'kind':7} {'state':5} {'wall s':>7} " + " ".join(f"{p[:11]:>11}" for p in PHASES)
-    print(f"mode {mode}\n{header}")
+    print(f"mode {mode}, {args.gap:g} s between warm evals\n{header}")
     for name in args.tasks:
         checker_pool._close_all()  # cold: no checker, no spare worker
         plan = [("full", "cold")] + [(k, "warm") for k in ("full", "quick", "submit") for _ in range(args.repeats)]
         for kind, state in plan:
-            row = {**one(name, kind, mode), "state": state}
+            if state == "warm":
+                time.sleep(args.gap)
+            row = {**one(name, kind, mode), "state": state, "gap_s": args.gap if state == "warm" else None}
             rows.append(row)
             phases = " ".join(f"{row['phases_s'].get(p, 0.0):>11.2f}" for p in PHASES)
             flag = "" if row["correct"] else f"  NOT CORRECT: {row['error']}"
@@ -80,7 +85,7 @@ def main() -> int:
             if walls:
                 print(f"  {name:18} {kind:7} {state:5} {statistics.median(walls):7.1f}")
     if args.json:
-        args.json.write_text(json.dumps({"mode": mode, "rows": rows}, indent=2))
+        args.json.write_text(json.dumps({"mode": mode, "gap_s": args.gap, "rows": rows}, indent=2))
     return 0 if all(r["correct"] for r in rows) else 1
 
 

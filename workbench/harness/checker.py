@@ -231,20 +231,21 @@ def main(argv: list[str]) -> int:
 
 
 def _start_spare(plan: WorkerPlan) -> Worker | None:
-    """A worker for the next eval, started now (importing torch and Triton takes seconds): on CUDA its start-up runs
-    under the GPU lock held shared, like any eval's, so that it never disturbs another eval's timing."""
+    """A worker for the next eval, started now (importing torch and Triton and warming Triton up takes seconds) and
+    waited for in the background, so that the next eval finds it ready when it comes later and waits only the rest
+    when it comes at once. On CUDA its start-up runs under the GPU lock held shared, like any eval's, so that it never
+    disturbs another eval's timing."""
     try:
         worker = Worker(plan)
-        if plan.mode == "cuda":
-            gpu = GpuUse(lock_path())
-            gpu.share()
-            try:
-                worker.wait_ready(180)
-            finally:
-                gpu.handle.close()
-        return worker
-    except (OSError, WorkerGone):
+    except OSError:
         return None
+    if plan.mode == "cuda":
+        gpu = GpuUse(lock_path())
+        gpu.share()
+        worker.start_in_background(180, gpu.handle.close)
+    else:
+        worker.start_in_background(180, lambda: None)
+    return worker
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +59,10 @@ class Worker:
         self.log_path = self.home / "worker.log"
         ours, theirs = socket.socketpair()
         self.sock = ours
+        # outputs cross through memory both map, else over the socket; smaller in interpret mode, whose address space is
+        # bounded (worker_limits)
+        self.area = wire.SharedArea.create(wire.AREA_BYTES if plan.mode == "cuda" else 2 << 30)
+        passed = [theirs.fileno()] + ([self.area.fd] if self.area else [])
         env = sandbox.safe_environment(home=self.work)
         env.update(PYTHONPATH=str(self.home), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1",
                    TRITON_CACHE_DIR=str(plan.triton_cache))  # fmt: skip
@@ -64,25 +70,52 @@ class Worker:
         if plan.mode == "interpret":
             env["TRITON_INTERPRET"] = "1"
         command = [sys.executable, "-m", "solution_side.main", str(theirs.fileno()), plan.mode]
+        command += [str(self.area.fd), str(self.area.size)] if self.area else []
         if plan.confine:
             readable = [self.home / "solution_side", self.solution_dir, plan.inputs.parent]
             command = sandbox.confine(
                 command, writable=[self.work, plan.triton_cache], readable=readable, chdir=self.work,
-                gpu=plan.mode == "cuda", env=env, keep_fds=[theirs.fileno()], limits=worker_limits(plan.mode),
+                gpu=plan.mode == "cuda", env=env, keep_fds=passed, limits=worker_limits(plan.mode),
             )  # fmt: skip
         with open(self.log_path, "w") as log:
             self.proc = subprocess.Popen(
                 command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self.work, env=env,
-                start_new_session=True, pass_fds=(theirs.fileno(),),
+                start_new_session=True, pass_fds=tuple(passed),
             )  # fmt: skip
         theirs.close()
         self.ready = False
+        self._starting: threading.Thread | None = None
+        self._start_failure: WorkerGone | None = None
 
     def wait_ready(self, timeout_s: float) -> None:
         """Until the worker has imported torch and Triton and set up its device (the slow part of a start)."""
+        if self._starting is not None:
+            self._starting.join(timeout_s)
+            if self._starting.is_alive():
+                self.kill()
+                self._starting.join()
+            self._starting = None
+        if self._start_failure is not None:
+            raise self._start_failure
         if not self.ready:
             self._reply(timeout_s)
             self.ready = True
+
+    def start_in_background(self, timeout_s: float, then: Callable[[], None]) -> None:
+        """Wait for the start in a thread (then call `then`), so that the checker takes the next eval meanwhile;
+        wait_ready() joins it."""
+
+        def wait() -> None:
+            try:
+                self._reply(timeout_s)
+                self.ready = True
+            except WorkerGone as gone:
+                self._start_failure = gone
+            finally:
+                then()
+
+        self._starting = threading.Thread(target=wait, name="worker-start", daemon=True)
+        self._starting.start()
 
     def begin(self, solution: Path, config: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         """Give the worker one eval's solution (solution.py and the .py files beside it, copied into its slot) and
@@ -110,7 +143,7 @@ class Worker:
     def _reply(self, timeout_s: float, device: torch.device | None = None) -> tuple[dict[str, Any], list[torch.Tensor]]:
         self.sock.settimeout(max(timeout_s, 0.001))
         try:
-            return wire.receive(self.sock, device)
+            return wire.receive(self.sock, device, self.area)
         except TimeoutError:
             self.kill()
             raise WorkerGone(f"timed out after {timeout_s:g} s (killed)", timed_out=True) from None
@@ -144,7 +177,12 @@ class Worker:
         while self.proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
         self.kill()
+        if self._starting is not None:  # its read of the socket ends with the process
+            self._starting.join(5)
         self.sock.close()
+        if self.area is not None:
+            self.area.close()
+            self.area = None
         shutil.rmtree(self.home, ignore_errors=True)
 
     def tail(self, lines: int = 6) -> str:

@@ -1,11 +1,13 @@
 """Runs the kernel on a side stream the worker's CUDA events (recorded on the default stream) do not cover, and
 returns without waiting: the events measure almost nothing. Must be rejected on the GPU: the device stays busy after
 the default stream's last call is done (the batch's tail), and for longer kernels the checker's wall clock around the
-batch cannot be explained by the samples either. On the H200 (2026-12-01) its sub-millisecond calls passed the wall
-clock's allowances alone. In interpret mode there are no streams; it computes honestly and gets no speedup.
+batch cannot be explained by the samples either. On the H200 (2026-12-01) it got past both: the worker's host time
+per call (0.28 ms, the honest expert's too) hid its 0.05 ms kernel. Triton's launches are now checked for the default
+stream. In interpret mode there are no streams; it computes honestly and gets no speedup.
 """
 
 # expect: timing:unverified
+# also: runtime:forbidden-op (seen first: a launch on a stream other than the default one)
 # class: 7
 # gpu: true
 

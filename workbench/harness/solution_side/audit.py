@@ -147,6 +147,8 @@ def install(policy: AuditPolicy) -> AuditCapability:
         if event.startswith("ctypes."):
             return event if stack().origin == rules.SOLUTION else None
         if event in rules.INTROSPECTION or (event == "object.__getattr__" and args[1] in rules.FRAME_ATTRIBUTES):
+            if classify.kind(sys._getframe(2).f_code.co_filename) == rules.WORKER:
+                return None  # the worker reading its caller (the guard, on every launch): no walk of the whole stack
             at = stack()
             what = f"{event} {args[1]}" if event == "object.__getattr__" else event
             return None if rules.introspection_allowed(at) else f"{what} from {os.path.basename(at.caller_file)}"

@@ -21,6 +21,7 @@ erase it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import threading
@@ -75,7 +76,23 @@ def _from_this_package(depth: int) -> bool:
         filename = sys._getframe(depth + 1).f_code.co_filename
     except ValueError:
         return False
-    return os.path.realpath(filename).startswith(_HERE + os.sep)
+    return real_path(filename).startswith(_HERE + os.sep)
+
+
+@functools.lru_cache(maxsize=4096)
+def real_path(filename: str) -> str:
+    """A code object's file, resolved once: its name cannot change, and resolving it (an lstat per folder) on every
+    launch was most of the launch path's host time (2026-12-01). The cache lives in C, out of the solution's reach."""
+    return os.path.realpath(filename)
+
+
+def forbid(message: str) -> None:
+    """Refuse what the solution did inside a guarded call, recorded so that catching the exception hides nothing."""
+    guard = getattr(_state, "active", None)
+    if guard is not None:
+        guard.record(message)
+    _report(message)
+    raise ForbiddenCall(message)
 
 
 def _refuse_outside(what: str) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from . import audit, mode_locks, triton_patches, wire
+from . import audit, mode_locks, prewarm, triton_patches, wire
 from .guard import ForbiddenCall, SolutionGuard, raising, resolve_callables
 
 
@@ -47,8 +47,9 @@ def device_info(mode: str) -> dict[str, Any]:
     return info
 
 
-def serve(sock: socket.socket, mode: str) -> int:
-    """Answer the checker's requests until it says quit or closes the socket."""
+def serve(sock: socket.socket, mode: str, area: wire.SharedArea | None = None) -> int:
+    """Answer the checker's requests until it says quit or closes the socket; tensors go back through `area` (mapped
+    before the solution is imported) where the checker gave one."""
     device = torch.device("cuda" if mode == "cuda" else "cpu")
     # Captured before the solution runs, as C functions where torch has them, so that rebinding torch.cuda's
     # names (torch._C._cuda_synchronize = no-op) does not reach what this loop calls.
@@ -64,6 +65,12 @@ def serve(sock: socket.socket, mode: str) -> int:
         l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or 64 << 20
         flush = torch.empty(max(4 * l2, 256 << 20) // 4, dtype=torch.int32, device=device)
         sync()
+        problem = prewarm.warm(device)
+        if problem:
+            print(f"Triton's warm-up failed: {problem}", flush=True)
+    problem = prewarm.warm_guard(SolutionGuard, device)
+    if problem:
+        print(f"the guard's warm-up failed: {problem}", flush=True)
     wire.send(sock, {"ready": True})
     config, _ = wire.receive(sock)
     inputs_module = _load_module("_task_inputs", Path(config["inputs"]))
@@ -138,11 +145,11 @@ def serve(sock: socket.socket, mode: str) -> int:
         elif op == "fetch":
             key, what = request["key"], request["what"]
             source = outputs.get(key, ()) if what == "outputs" else inputs[key]
-            wire.send(sock, {"ok": True}, tuple(t for t in source if isinstance(t, torch.Tensor)))
+            wire.send(sock, {"ok": True}, tuple(t for t in source if isinstance(t, torch.Tensor)), area)
         elif op == "sample":  # elements of the inputs at places drawn from a seed the checker picked after the call
             held = [t for t in inputs[request["key"]] if isinstance(t, torch.Tensor)]
             picked = tuple(t.reshape(-1)[places(t, int(request["seed"]), int(request["count"]))] for t in held)
-            wire.send(sock, {"ok": True}, picked)
+            wire.send(sock, {"ok": True}, picked, area)
         elif op == "time":
             samples, tail, report = _timed_batch(request["keys"], inputs, outputs, calls, flush, (event, stream, clock))
             wire.send(sock, {"ok": report is None, "samples_ms": samples, "tail_ms": tail, "error": report})
@@ -310,9 +317,10 @@ def _timed_batch(
 
 def main(argv: list[str]) -> int:
     sock = socket.socket(fileno=int(argv[0]))
+    area = wire.SharedArea(int(argv[2]), int(argv[3])) if len(argv) > 3 else None
     status = 0
     try:
-        status = serve(sock, argv[1])
+        status = serve(sock, argv[1], area)
     except wire.PeerClosed:
         pass
     except BaseException:  # the worker's own failure, for the log the checker quotes

@@ -9,6 +9,7 @@ pops are untouched.
 
 from __future__ import annotations
 
+import functools
 import operator
 import os
 import sys
@@ -63,6 +64,11 @@ _include_set = torch._C._dispatch_tls_local_include_set
 _stubs: dict[tuple[int, str], Any] = {}
 
 
+@functools.lru_cache(maxsize=4096)
+def _real_path(filename: str) -> str:
+    return os.path.realpath(filename)  # once per file (guard.real_path says why)
+
+
 def _stub(original: Any, what: str, in_call: Callable[[], bool], refuse: Callable[[str], None]) -> Any:
     def locked(*args: Any, **kwargs: Any) -> Any:
         if in_call():
@@ -75,7 +81,7 @@ def _stub(original: Any, what: str, in_call: Callable[[], bool], refuse: Callabl
 
 def _helper_stub(original: Any, what: str, in_call: Callable[[], bool], refuse: Callable[[str], None]) -> Any:
     def locked(*args: Any, **kwargs: Any) -> Any:
-        if in_call() and not os.path.realpath(sys._getframe(1).f_code.co_filename).startswith(_TRUSTED_CALLERS):
+        if in_call() and not _real_path(sys._getframe(1).f_code.co_filename).startswith(_TRUSTED_CALLERS):
             refuse(what)
         return original(*args, **kwargs)
 

@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from .guard import ForbiddenCall, note_launch, suspended, unsuspended
+from .guard import ForbiddenCall, forbid, note_launch, suspended, unsuspended
 
 _GUARDED = "__workbench_guarded__"
 
@@ -28,6 +28,8 @@ def apply(interpret: bool) -> list[str]:
     _patch_jit_launch(jit)
     _patch_autotuner(autotuner)
     applied = ["launch path runs outside the runtime guard, user hooks inside it; launches counted"]
+    if not interpret:
+        applied.append(_patch_cuda_launcher())
     if interpret:
         from . import interpreter_fixes
 
@@ -87,6 +89,31 @@ def _patch_jit_launch(jit: Any) -> None:
         return out
 
     jit.JITFunction.run = run
+
+
+def _patch_cuda_launcher() -> str:
+    """Every compiled launch goes to the default stream. The timed events are recorded there, and work a kernel
+    does on another stream is outside them (its calls timed at almost nothing, the work done meanwhile). The check
+    sits where Triton hands a kernel to CUDA, so `torch.cuda.stream(...)` around a launch and a compiled kernel's
+    `run(...)` given a stream of the solution's are both refused; the checker's tail and wall clock are the backstop."""
+    import torch
+    from triton.backends.nvidia.driver import CudaLauncher
+
+    original = CudaLauncher.__call__
+    device = torch.cuda.current_device()
+    # the default stream's handle (0, the legacy stream, in torch), and CUDA's per-thread default stream (2), which
+    # synchronises with it like the legacy stream does
+    allowed = frozenset({torch.cuda.default_stream(device).cuda_stream, 0, 2})
+
+    @functools.wraps(original)
+    def call(self: Any, gridX: Any, gridY: Any, gridZ: Any, stream: Any, *args: Any) -> Any:  # noqa: N803
+        if stream not in allowed:
+            forbid("a Triton kernel launched on a stream other than the default one (the timed events cover the "
+                   "default stream only; run every kernel there)")  # fmt: skip
+        return original(self, gridX, gridY, gridZ, stream, *args)
+
+    CudaLauncher.__call__ = call
+    return "compiled launches on the default stream only"
 
 
 def _patch_autotuner(autotuner: Any) -> None:

@@ -3,12 +3,20 @@
 A frame is an 8-byte big-endian length, a JSON header of that length, then the raw bytes of the tensors the header
 lists (`"tensors": [{"dtype", "shape", "device"}...]`). Nothing is pickled, evaluated or imported: the receiving side
 checks every field it reads, so a worker that writes garbage can only end its own workload. Tensors travel as copies.
+
+A tensor's bytes either follow the header on the socket or, when the checker gave the worker a shared area (a
+sealed memory file both map, pinned for the GPU's copy engines where CUDA is there), lie in the area at the
+`"offset"` its entry names: 50 GB/s on the H200 host against the socket's 0.55 (2026-12-01). The receiver copies
+them out at once, so what the worker writes into the area afterwards changes nothing it already received.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
+import mmap
+import os
 import socket
 from typing import Any
 
@@ -16,6 +24,9 @@ import torch
 
 MAX_HEADER = 1 << 20  # a header is a few hundred bytes; anything near this is garbage
 MAX_PAYLOAD = 64 << 30  # more than any workload's outputs
+AREA_BYTES = 16 << 30  # the shared area's size: sparse, only what a transfer writes takes memory
+PIN_STEP = 64 << 20  # the area is pinned for CUDA in doubling spans from this size, as transfers need it
+ALIGN = 4096
 
 DTYPES: dict[str, torch.dtype] = {
     name: getattr(torch, name)
@@ -57,10 +68,80 @@ def describe(t: torch.Tensor) -> dict[str, Any]:
     return {"dtype": dtype_name(t.dtype), "shape": list(t.shape), "device": t.device.type}
 
 
-def send(sock: socket.socket, header: dict[str, Any], tensors: tuple[torch.Tensor, ...] = ()) -> None:
-    """Send one frame; tensors are copied to host memory first (the caller has synchronised the device)."""
+class SharedArea:
+    """A memory file the checker makes and both processes map. Sealed against shrinking (a worker that truncated it
+    would fault the checker's reads) and growing; pinned lazily on each side for fast copies to and from the GPU."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self.fd, self.size = fd, size
+        self.map = mmap.mmap(fd, size)
+        self.bytes = torch.frombuffer(self.map, dtype=torch.uint8)
+        self.pinned = 0
+
+    @classmethod
+    def create(cls, size: int = AREA_BYTES) -> SharedArea | None:
+        """A new area, or None where memory files or sealing are missing (the socket carries everything then)."""
+        try:
+            fd = os.memfd_create("workbench-transfer", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        except (AttributeError, OSError):
+            return None
+        try:
+            os.ftruncate(fd, size)
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+            return cls(fd, size)
+        except (AttributeError, OSError, ValueError):
+            os.close(fd)
+            return None
+
+    def span(self, offset: int, nbytes: int) -> torch.Tensor:
+        self._pin(offset + nbytes)
+        return self.bytes[offset : offset + nbytes]
+
+    def _pin(self, end: int) -> None:
+        """Page-lock the area's first bytes up to `end` (rounded up) for the GPU's copy engines; unpinned memory is
+        copied ~8x slower, which is all that a failure here costs."""
+        if end <= self.pinned or not torch.cuda.is_available():
+            return
+        cudart = torch.cuda.cudart()
+        size = max(PIN_STEP, self.pinned * 2)
+        while size < end:
+            size *= 2
+        size = min(size, self.size)
+        base = self.bytes.data_ptr()
+        if self.pinned:
+            cudart.cudaHostUnregister(base)
+            self.pinned = 0
+        if int(cudart.cudaHostRegister(base, size, 0)) == 0:
+            self.pinned = size
+
+    def close(self) -> None:
+        if self.pinned:
+            torch.cuda.cudart().cudaHostUnregister(self.bytes.data_ptr())
+            self.pinned = 0
+        del self.bytes
+        try:
+            self.map.close()
+        except BufferError:  # a view of it is still alive somewhere; the mapping goes with the process
+            pass
+        os.close(self.fd)
+
+
+def send(
+    sock: socket.socket, header: dict[str, Any], tensors: tuple[torch.Tensor, ...] = (), area: SharedArea | None = None
+) -> None:
+    """Send one frame; tensors are copied to host memory first (the caller has synchronised the device), into the
+    shared area when there is one and they fit, else after the header on the socket."""
     blobs = []
     metas = []
+    flat = [t.detach().contiguous().reshape(-1) for t in tensors]
+    sizes = [t.numel() * t.element_size() for t in flat]
+    offsets = _layout(sizes) if area is not None else None
+    if area is not None and offsets is not None and (not offsets or offsets[-1] + sizes[-1] <= area.size):
+        for t, original, offset, nbytes in zip(flat, tensors, offsets, sizes):
+            if nbytes:
+                area.span(offset, nbytes).copy_(t.view(torch.uint8))
+            metas.append({**describe(original), "offset": offset})
+        tensors = ()  # (a copy from the GPU into host memory returns once it is done)
     for t in tensors:
         host = t.detach().contiguous().cpu()
         metas.append(describe(t))
@@ -72,9 +153,20 @@ def send(sock: socket.socket, header: dict[str, Any], tensors: tuple[torch.Tenso
             sock.sendall(memoryview(blob))  # type: ignore[arg-type]
 
 
-def receive(sock: socket.socket, device: torch.device | None = None) -> tuple[dict[str, Any], list[torch.Tensor]]:
-    """Read one frame; returns its header and its tensors (on `device`, else on the host). Raises ProtocolError on
-    anything malformed and PeerClosed at the end of the stream."""
+def _layout(sizes: list[int]) -> list[int]:
+    offsets, at = [], 0
+    for n in sizes:
+        offsets.append(at)
+        at += -(-n // ALIGN) * ALIGN
+    return offsets
+
+
+def receive(
+    sock: socket.socket, device: torch.device | None = None, area: SharedArea | None = None
+) -> tuple[dict[str, Any], list[torch.Tensor]]:
+    """Read one frame; returns its header and its tensors (on `device`, else on the host), copied out of the shared
+    area at once where the entries name offsets. Raises ProtocolError on anything malformed and PeerClosed at the
+    end of the stream."""
     size = int.from_bytes(_read_exactly(sock, 8), "big")
     if size > MAX_HEADER:
         raise ProtocolError(f"a header of {size} bytes")
@@ -90,8 +182,33 @@ def receive(sock: socket.socket, device: torch.device | None = None) -> tuple[di
     shapes = [_checked_meta(m) for m in metas]
     if sum(_nbytes(dtype, shape) for dtype, shape in shapes) > MAX_PAYLOAD:
         raise ProtocolError("a payload larger than any output")
+    placed = [m.get("offset") for m in metas]
+    if any(p is not None for p in placed):
+        if area is None or any(type(p) is not int for p in placed):
+            raise ProtocolError("tensors placed in a shared area the receiver does not have")
+        tensors = [_copy_out(area, dtype, shape, p, device) for (dtype, shape), p in zip(shapes, placed)]
+        if tensors and device is not None and device.type == "cuda":
+            torch.cuda.synchronize()  # the copies out of the area are done before the worker may write it again
+        return header, tensors
     tensors = [_read_tensor(sock, dtype, shape, device) for dtype, shape in shapes]
     return header, tensors
+
+
+def _copy_out(
+    area: SharedArea, dtype: torch.dtype, shape: list[int], offset: int, device: torch.device | None
+) -> torch.Tensor:
+    nbytes = _nbytes(dtype, shape)
+    if offset < 0 or offset % ALIGN or offset + nbytes > area.size:
+        raise ProtocolError(f"a tensor at offset {offset} of {nbytes} bytes, outside the shared area")
+    if nbytes == 0:
+        return torch.empty(shape, dtype=dtype, device=device or "cpu")
+    span = area.span(offset, nbytes)
+    if device is not None and device.type == "cuda":
+        copy = torch.empty(nbytes, dtype=torch.uint8, device=device)
+        copy.copy_(span, non_blocking=area.pinned >= offset + nbytes)
+    else:
+        copy = span.clone()
+    return copy.view(dtype).reshape(shape)
 
 
 def _checked_meta(meta: Any) -> tuple[torch.dtype, list[int]]:
