@@ -333,3 +333,25 @@ def wait_until(condition: Any, timeout: float = 2.0) -> bool:
             return False
         time.sleep(0.01)
     return True
+
+
+def test_an_attempt_cut_after_it_began_is_counted_as_billed(fake: FakeAnthropic, provider: AnthropicProvider) -> None:
+    # message_start carried the prompt's tokens: the cut attempt was paid for, though it is sent again
+    fake.push(Reply(text="cut off here", input_tokens=700, timing=Timing(cut_after=5)), text_reply("recovered"))
+    response = complete(provider, Recorder())
+    assert response.retries == 1 and response.usage.input_tokens == 100
+    assert response.retried_usage.input_tokens == 700 and response.retried_usage.output_tokens == 1
+    assert response.retried_unmetered == 0
+
+
+def test_an_attempt_refused_before_it_began_costs_nothing(fake: FakeAnthropic, provider: AnthropicProvider) -> None:
+    fake.push(overloaded(), text_reply("recovered"))
+    response = complete(provider, Recorder())
+    assert response.retries == 1 and vars(response.retried_usage) == vars(Usage())
+
+
+def test_giving_up_keeps_what_the_cut_attempts_were_billed(fake: FakeAnthropic, provider: AnthropicProvider) -> None:
+    fake.push(*[Reply(text="cut", input_tokens=300, timing=Timing(cut_after=3))] * 4)
+    with pytest.raises(ProviderError) as failure:
+        complete(provider, Recorder())
+    assert failure.value.spent is not None and failure.value.spent.usage.input_tokens == 4 * 300

@@ -334,3 +334,17 @@ def test_the_fake_answers_plain_requests_like_the_api(fake: FakeOpenAI) -> None:
     assert choice["finish_reason"] == "tool_calls" and choice["message"]["content"] == "Looking."
     assert json.loads(choice["message"]["tool_calls"][0]["function"]["arguments"]) == {"cmd": "ls"}
     assert completion["usage"]["prompt_tokens_details"] == {"cached_tokens": 64}
+
+
+def test_a_cut_before_the_usage_chunk_is_billed_but_unknown(fake: FakeOpenAI, provider: OpenAIProvider) -> None:
+    # Chat Completions reports usage last: the cut attempt was paid for, and nobody was told how much
+    fake.push(Reply(text="cut off here", timing=Timing(cut_after=4)), text_reply("recovered"))
+    response = complete(provider, Recorder())
+    assert response.retries == 1 and response.retried_unmetered == 1
+    assert response.retried_usage.input_tokens == 0
+
+
+def test_an_attempt_refused_before_any_chunk_costs_nothing(fake: FakeOpenAI, provider: OpenAIProvider) -> None:
+    fake.push(server_error(), text_reply("recovered"))
+    response = complete(provider, Recorder())
+    assert response.retries == 1 and response.retried_unmetered == 0

@@ -111,3 +111,22 @@ def test_interrupt_mid_stream_leaves_a_resumable_session(task, tmp_path, fake): 
     resumed.start()
     assert resumed.wait(timeout=300) == "submitted"
     assert fake.requests[-1].body["messages"][-1]["content"][0]["type"] == "tool_result"
+
+
+def test_the_bill_counts_attempts_that_broke_off_live_and_after_a_resume(task, tmp_path, fake):  # noqa: F811
+    fake.push(
+        Reply("Reading.", [ToolUse("read_file", {"path": "solution.py"})], input_tokens=700,
+              timing=Timing(cut_after=4)),  # billed for its prompt (message_start), then sent again
+        tool("read_file", {"path": "solution.py"}, text="Reading."),
+        tool("submit", {"final": True}, text="Submitting.", input_tokens=250, output_tokens=30),
+    )  # fmt: skip
+    loop, folder, rec, _ = session(task, tmp_path, fake)
+    loop.start()
+    assert loop.wait(timeout=300) == "submitted", rec.kinds()
+    billed = {"input_tokens": 700 + 100 + 250, "output_tokens": 1 + 20 + 30}  # message_start reports 1 output token
+    live = vars(loop.state.usage)
+    assert {k: live[k] for k in billed} == billed
+    again = vars(rebuild(read_log(folder / "events.jsonl").events).usage)
+    assert {k: again[k] for k in billed} == billed
+    end = rec.events[-1]
+    assert {k: end["usage"][k] for k in billed} == billed

@@ -28,7 +28,14 @@ from workbench.agent.conversation import (
     Usage,
 )
 from workbench.agent.provider import DeltaCallback, Interrupted, MissingKeyError, ProviderError, RetryCallback
-from workbench.agent.retry import Backoff, Transient, call_with_retries, is_transient_status, retry_after_s
+from workbench.agent.retry import (
+    Backoff,
+    RetrySpend,
+    Transient,
+    call_with_retries,
+    is_transient_status,
+    retry_after_s,
+)
 from workbench.agent.stream_reader import CancellableStream
 
 DEFAULT_MODEL = "claude-sonnet-4-6"  # claude-sonnet-4-5 retires on 2026-11-30
@@ -212,14 +219,26 @@ class AnthropicProvider:
         """Stream one response to `request`; see `Provider.complete`."""
         params = request_params(request, self.model, self.max_tokens)
         started = time.monotonic()
+        spent = RetrySpend()
         response, retries = call_with_retries(lambda: self._attempt(params, on_delta, cancel), self.backoff,
-                                              cancel, on_retry)  # fmt: skip
+                                              cancel, on_retry, spent)  # fmt: skip
         response.latency_s = time.monotonic() - started
         response.retries = retries
+        response.retried_usage, response.retried_unmetered = spent.usage, spent.unmetered
         return response
 
     def _attempt(self, params: dict[str, Any], on_delta: DeltaCallback, cancel: threading.Event) -> ModelResponse:
         assembler = _Assembler(self.model)
+        try:
+            return self._stream(assembler, params, on_delta, cancel)
+        except Transient as exc:
+            if assembler.raw_id is not None:  # message_start came: billed, as far as its usage tells
+                exc.billed, exc.usage = True, Usage(**vars(assembler.usage))
+            raise
+
+    def _stream(
+        self, assembler: _Assembler, params: dict[str, Any], on_delta: DeltaCallback, cancel: threading.Event
+    ) -> ModelResponse:
         try:
             with CancellableStream(lambda: self._open(params), cancel) as stream:
                 for event in stream:

@@ -106,6 +106,11 @@ class Usage:
         self.cache_read_tokens += other.cache_read_tokens
         self.cache_write_tokens += other.cache_write_tokens
 
+    def plus(self, other: Usage) -> Usage:
+        total = Usage(**vars(self))
+        total.add(other)
+        return total
+
     @property
     def prompt_tokens(self) -> int:
         """Every token of the prompt, cached or not."""
@@ -130,6 +135,10 @@ class ModelResponse:
     retries: int = 0
     raw_id: str | None = None
     usage_reported: bool = True  # False when the server sent no usage: the tokens, and so the cost, are unknown
+    # Attempts that broke off and were sent again: billed as far as the server had reported before the break, and
+    # how many of them broke before it reported anything (their tokens, and so the cost, are unknown).
+    retried_usage: Usage = field(default_factory=lambda: Usage())
+    retried_unmetered: int = 0
 
     def message(self) -> Message:
         return Message("assistant", list(self.content))

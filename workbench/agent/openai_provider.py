@@ -17,10 +17,17 @@ from typing import Any
 
 import httpx2
 
-from workbench.agent.conversation import ModelRequest, ModelResponse
+from workbench.agent.conversation import ModelRequest, ModelResponse, Usage
 from workbench.agent.openai_chat import ChunkAssembler, chat_body
 from workbench.agent.provider import DeltaCallback, Interrupted, MissingKeyError, ProviderError, RetryCallback
-from workbench.agent.retry import Backoff, Transient, call_with_retries, is_transient_status, retry_after_s
+from workbench.agent.retry import (
+    Backoff,
+    RetrySpend,
+    Transient,
+    call_with_retries,
+    is_transient_status,
+    retry_after_s,
+)
 from workbench.agent.stream_reader import CancellableStream
 
 DEFAULT_MODEL = "gpt-4.1"
@@ -79,14 +86,29 @@ class OpenAIProvider:
         max_tokens = self.max_tokens if self.max_tokens is not None else request.max_tokens
         body = chat_body(request, self.model, max_tokens, self.max_tokens_param)
         started = time.monotonic()
+        spent = RetrySpend()
         response, retries = call_with_retries(lambda: self._attempt(body, on_delta, cancel), self.backoff,
-                                              cancel, on_retry)  # fmt: skip
+                                              cancel, on_retry, spent)  # fmt: skip
         response.latency_s = time.monotonic() - started
         response.retries = retries
+        response.retried_usage, response.retried_unmetered = spent.usage, spent.unmetered
         return response
 
     def _attempt(self, body: dict[str, Any], on_delta: DeltaCallback, cancel: threading.Event) -> ModelResponse:
         assembler = ChunkAssembler(self.model)
+        try:
+            return self._stream(assembler, body, on_delta, cancel)
+        except Transient as exc:
+            # Chat Completions reports usage in the last chunk: a stream cut after its first chunk was billed for
+            # tokens nobody was told of (unknown), unless the usage chunk had come
+            if assembler.raw_id is not None:
+                exc.billed = True
+                exc.usage = Usage(**vars(assembler.usage)) if assembler.usage_reported else None
+            raise
+
+    def _stream(
+        self, assembler: ChunkAssembler, body: dict[str, Any], on_delta: DeltaCallback, cancel: threading.Event
+    ) -> ModelResponse:
         done = False
         try:
             with CancellableStream(lambda: self._open(body), cancel) as stream:

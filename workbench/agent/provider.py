@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from workbench.agent.conversation import Delta, ModelRequest, ModelResponse
 
@@ -13,7 +13,10 @@ RetryCallback = Callable[[int, str, float], None]  # attempt, reason, seconds un
 
 
 class ProviderError(RuntimeError):
-    """The provider gave up: an error that retries did not fix, or one that retrying cannot fix."""
+    """The provider gave up: an error that retries did not fix, or one that retrying cannot fix. `spent` holds what
+    the attempts that broke off before it had been billed (retry.RetrySpend), when there were any."""
+
+    spent: Any = None
 
 
 class Interrupted(Exception):

@@ -7,9 +7,10 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
+from workbench.agent.conversation import Usage
 from workbench.agent.provider import Interrupted, ProviderError, RetryCallback
 
 T = TypeVar("T")
@@ -21,10 +22,28 @@ MAX_RETRY_AFTER_S = 300.0
 class Transient(Exception):
     """A failure another try may fix: a rate limit, overload, a 5xx, a dropped connection, a broken stream."""
 
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, reason: str, retry_after: float | None = None, billed: bool = False, usage: Usage | None = None
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        self.billed = billed  # the server had begun the response: the attempt is paid for, retried or not
+        self.usage = usage  # what the server reported of it before the break, when it had reported anything
+
+
+@dataclass
+class RetrySpend:
+    """What the attempts that broke off cost: their reported tokens, and how many reported none."""
+
+    usage: Usage = field(default_factory=Usage)
+    unmetered: int = 0
+
+    def add(self, failure: Transient) -> None:
+        if failure.usage is not None:
+            self.usage.add(failure.usage)
+        elif failure.billed:
+            self.unmetered += 1
 
 
 def is_transient_status(status: int) -> bool:
@@ -77,6 +96,7 @@ def call_with_retries(
     backoff: Backoff,
     cancel: threading.Event,
     on_retry: RetryCallback | None,
+    spent: RetrySpend | None = None,
 ) -> tuple[T, int]:
     """Run `attempt` until it returns, retrying on Transient; return its result and the number of retries.
 
@@ -90,8 +110,12 @@ def call_with_retries(
         try:
             return attempt(), retries
         except Transient as exc:
+            if spent is not None:
+                spent.add(exc)
             if retries >= backoff.max_retries:
-                raise ProviderError(f"gave up after {retries} retries: {exc.reason}") from exc
+                error = ProviderError(f"gave up after {retries} retries: {exc.reason}")
+                error.spent = spent
+                raise error from exc
             retries += 1
             delay = backoff.delay(retries, exc.retry_after)
             if on_retry is not None:

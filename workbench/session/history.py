@@ -77,11 +77,22 @@ def add_discarded_spend(state: SessionState, events: list[Event], kept: list[Eve
 
 
 def _add_spend(state: SessionState, response: Event) -> None:
-    """A model response's tokens and cost, into the session's totals."""
-    state.usage.add(Usage(**response["usage"]))
+    """A model response's tokens and cost, into the session's totals, with those of the attempts that broke off
+    before it (logs older than those fields have none)."""
+    if response.get("usage_reported") is not False:
+        state.usage.add(Usage(**response["usage"]))
+    state.usage.add(Usage(**response.get("retried_usage", {})))
     state.cost += response.get("cost") or 0.0
     state.cost_known = state.cost_known or response.get("cost") is not None
-    state.unmetered += int(response.get("usage_reported") is False)
+    state.unmetered += int(response.get("usage_reported") is False) + int(response.get("retried_unmetered", 0))
+
+
+def _add_failed_spend(state: SessionState, error: Event) -> None:
+    """What the attempts of a request the provider gave up on were billed (an `error` event's spent_* fields)."""
+    state.usage.add(Usage(**error.get("spent_usage", {})))
+    state.cost += error.get("cost") or 0.0
+    state.cost_known = state.cost_known or error.get("cost") is not None
+    state.unmetered += int(error.get("spent_unmetered", 0))
 
 
 def rebuild(events: list[Event]) -> SessionState:
@@ -94,6 +105,8 @@ def rebuild(events: list[Event]) -> SessionState:
             state.conversation.messages.append(Message.from_dict({"role": "assistant", "content": event["content"]}))
             _add_spend(state, event)
             state.responses += 1
+        elif kind == "error":
+            _add_failed_spend(state, event)
         elif kind == "turn_end":
             if event["user_message"]:
                 state.conversation.messages.append(Message.from_dict(event["user_message"]))

@@ -18,7 +18,16 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from workbench.agent.conversation import Block, Delta, Message, ModelRequest, TextBlock, ToolResultBlock, ToolUseBlock
+from workbench.agent.conversation import (
+    Block,
+    Delta,
+    Message,
+    ModelRequest,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
 from workbench.agent.provider import Interrupted, Provider, ProviderError
 from workbench.harness import EvalResult
 from workbench.session.history import SessionState
@@ -315,21 +324,22 @@ class AgentLoop:
             self._cancel.clear()
             return
         except ProviderError as exc:
-            self._log("error", turn=turn, message=str(exc))
+            spent = getattr(exc, "spent", None)  # attempts that broke off before it gave up were paid for too
+            fields = self._count_spend(self.provider.model, spent.usage, spent.unmetered) if spent else {}
+            self._log("error", turn=turn, message=str(exc), **fields)
             with self._cond:
                 self._controls.stop = True  # an unrecoverable provider error ends the session
             self._stop_reason = "error"
             return
-        cost = self.price(response.model, response.usage) if self.price and response.usage_reported else None
-        self.state.usage.add(response.usage)
-        self.state.cost += cost or 0.0
-        self.state.cost_known = self.state.cost_known or cost is not None
-        self.state.unmetered += int(not response.usage_reported)
+        unmetered = int(not response.usage_reported) + response.retried_unmetered
+        billed = response.usage.plus(response.retried_usage) if response.usage_reported else response.retried_usage
+        cost = self._count_spend(response.model, billed, unmetered)["cost"]
         self.state.responses += 1
         self._log("model_response", turn=turn, content=[b.to_dict() for b in response.content],
                   stop_reason=response.stop_reason, usage=vars(response.usage), model=response.model,
                   latency_s=response.latency_s, retries=response.retries, cost=cost,
-                  usage_reported=response.usage_reported)  # fmt: skip
+                  usage_reported=response.usage_reported, retried_usage=vars(response.retried_usage),
+                  retried_unmetered=response.retried_unmetered)  # fmt: skip
         self.state.conversation.messages.append(response.message())
         results: list[Block] = list(self._run_tools(turn, response.message().tool_uses()))
         user: Message | None = Message("user", results)
@@ -367,6 +377,17 @@ class AgentLoop:
         return results
 
     # -- records -------------------------------------------------------------------------------------
+    def _count_spend(self, model: str, usage: Usage, unmetered: int) -> dict[str, Any]:
+        """Tokens the server billed, into the session's totals; returns the fields that record them in the log. The
+        cost is unknown (None) when nothing of it was reported."""
+        known = any(vars(usage).values())
+        cost = self.price(model, usage) if self.price and (known or not unmetered) else None
+        self.state.usage.add(usage)
+        self.state.cost += cost or 0.0
+        self.state.cost_known = self.state.cost_known or cost is not None
+        self.state.unmetered += unmetered
+        return {"cost": cost, "spent_usage": vars(usage), "spent_unmetered": unmetered}
+
     def _log(self, kind: str, turn: int | None = None, **fields: Any) -> Event:
         event = self.log.append(kind, self.state.turn if turn is None else turn, **fields)
         self._tell(self.callbacks.on_event, event)
