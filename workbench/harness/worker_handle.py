@@ -59,9 +59,8 @@ class Worker:
         self.log_path = self.home / "worker.log"
         ours, theirs = socket.socketpair()
         self.sock = ours
-        # outputs cross through memory both map, else over the socket; smaller in interpret mode, whose address space is
-        # bounded (worker_limits)
-        self.area = wire.SharedArea.create(wire.AREA_BYTES if plan.mode == "cuda" else 2 << 30)
+        # outputs cross through memory both map, else over the socket
+        self.area = wire.SharedArea.create(wire.AREA_BYTES if plan.mode == "cuda" else wire.INTERPRET_AREA_BYTES)
         passed = [theirs.fileno()] + ([self.area.fd] if self.area else [])
         env = sandbox.safe_environment(home=self.work)
         env.update(PYTHONPATH=str(self.home), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1",

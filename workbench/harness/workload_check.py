@@ -235,9 +235,7 @@ class _Rounds:
             # The host of a busy machine (other evals' correctness, a compile) can stall one batch; a latency that
             # hides work fails every batch. Fresh inputs for the next try, so that it cannot be a cache's hit.
             self.retried += 1
-            self.refresh()
-            with torch.no_grad():
-                self.expected = [self.check.code.reference(*args) for args in self.sets[:size]]
+            self._fresh_untimed(size)
         unaccounted = wall_ms - sum(samples) - size * self.flush_ms
         self.worst = max(self.worst, (unaccounted, wall_ms), key=lambda pair: pair[0] / pair[1])
         j = _VERIFY.randrange(size)
@@ -270,10 +268,14 @@ class _Rounds:
         return self.solution_batch(size)
 
     def solution_only(self, i: int, first: int, size: int) -> list[float]:
+        self._fresh_untimed(size)
+        return self.solution_batch(size)
+
+    def _fresh_untimed(self, size: int) -> None:
+        """New input sets, and the reference's outputs on them without timing it."""
         self.refresh()
         with torch.no_grad():
             self.expected = [self.check.code.reference(*args) for args in self.sets[:size]]
-        return self.solution_batch(size)
 
     def settle(self, seconds: float, reference: bool) -> None:
         """Rounds not recorded, until the clocks have climbed under this load (at least one round: the first timed

@@ -21,7 +21,6 @@ erase it.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sys
 import threading
@@ -76,14 +75,7 @@ def _from_this_package(depth: int) -> bool:
         filename = sys._getframe(depth + 1).f_code.co_filename
     except ValueError:
         return False
-    return real_path(filename).startswith(_HERE + os.sep)
-
-
-@functools.lru_cache(maxsize=4096)
-def real_path(filename: str) -> str:
-    """A code object's file, resolved once: its name cannot change, and resolving it (an lstat per folder) on every
-    launch was most of the launch path's host time (2026-12-01). The cache lives in C, out of the solution's reach."""
-    return os.path.realpath(filename)
+    return mode_locks.real_path(filename).startswith(_HERE + os.sep)
 
 
 def forbid(message: str) -> None:

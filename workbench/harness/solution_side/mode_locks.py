@@ -65,8 +65,10 @@ _stubs: dict[tuple[int, str], Any] = {}
 
 
 @functools.lru_cache(maxsize=4096)
-def _real_path(filename: str) -> str:
-    return os.path.realpath(filename)  # once per file (guard.real_path says why)
+def real_path(filename: str) -> str:
+    """A code object's file, resolved once: its name cannot change, and resolving it (an lstat per folder) on every
+    launch was most of the launch path's host time (2026-12-01). The cache lives in C, out of the solution's reach."""
+    return os.path.realpath(filename)
 
 
 def _stub(original: Any, what: str, in_call: Callable[[], bool], refuse: Callable[[str], None]) -> Any:
@@ -81,7 +83,7 @@ def _stub(original: Any, what: str, in_call: Callable[[], bool], refuse: Callabl
 
 def _helper_stub(original: Any, what: str, in_call: Callable[[], bool], refuse: Callable[[str], None]) -> Any:
     def locked(*args: Any, **kwargs: Any) -> Any:
-        if in_call() and not _real_path(sys._getframe(1).f_code.co_filename).startswith(_TRUSTED_CALLERS):
+        if in_call() and not real_path(sys._getframe(1).f_code.co_filename).startswith(_TRUSTED_CALLERS):
             refuse(what)
         return original(*args, **kwargs)
 

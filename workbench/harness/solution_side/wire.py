@@ -25,6 +25,7 @@ import torch
 MAX_HEADER = 1 << 20  # a header is a few hundred bytes; anything near this is garbage
 MAX_PAYLOAD = 64 << 30  # more than any workload's outputs
 AREA_BYTES = 16 << 30  # the shared area's size: sparse, only what a transfer writes takes memory
+INTERPRET_AREA_BYTES = 2 << 30  # in interpret mode, whose worker's address space is bounded (worker_limits)
 PIN_STEP = 64 << 20  # the area is pinned for CUDA in doubling spans from this size, as transfers need it
 ALIGN = 4096
 
@@ -132,20 +133,16 @@ def send(
     """Send one frame; tensors are copied to host memory first (the caller has synchronised the device), into the
     shared area when there is one and they fit, else after the header on the socket."""
     blobs = []
-    metas = []
-    flat = [t.detach().contiguous().reshape(-1) for t in tensors]
-    sizes = [t.numel() * t.element_size() for t in flat]
-    offsets = _layout(sizes) if area is not None else None
-    if area is not None and offsets is not None and (not offsets or offsets[-1] + sizes[-1] <= area.size):
-        for t, original, offset, nbytes in zip(flat, tensors, offsets, sizes):
-            if nbytes:
-                area.span(offset, nbytes).copy_(t.view(torch.uint8))
-            metas.append({**describe(original), "offset": offset})
-        tensors = ()  # (a copy from the GPU into host memory returns once it is done)
-    for t in tensors:
-        host = t.detach().contiguous().cpu()
-        metas.append(describe(t))
-        blobs.append(host.reshape(-1).view(torch.uint8).numpy() if host.numel() else b"")
+    metas = [describe(t) for t in tensors]
+    flat = [t.detach().contiguous().reshape(-1).view(torch.uint8) for t in tensors]
+    offsets = _layout([t.numel() for t in flat])
+    if area is not None and (not flat or offsets[-1] + flat[-1].numel() <= area.size):
+        for t, meta, offset in zip(flat, metas, offsets):
+            if t.numel():
+                area.span(offset, t.numel()).copy_(t)  # (a copy from the GPU into host memory returns once done)
+            meta["offset"] = offset
+    else:
+        blobs = [t.cpu().numpy() if t.numel() else b"" for t in flat]
     body = json.dumps({**header, "tensors": metas}, allow_nan=True).encode()
     sock.sendall(len(body).to_bytes(8, "big") + body)
     for blob in blobs:
