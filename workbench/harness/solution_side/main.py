@@ -16,6 +16,7 @@ import sys
 import time
 import traceback
 import types
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -219,20 +220,29 @@ class _Calls:
 # one (json.dumps, the guard's class in this package) is reported, whatever it did with it. torch's own modules are
 # not watched (torch rebinds some of its functions lazily); the guard watches its classes and mode entry points.
 WATCHED_MODULES = ("json", "socket", "builtins", "triton.runtime.jit", "triton.runtime.autotuner")
+# The classes whose methods triton_patches.py replaced: putting an original back (functools.wraps leaves it on the
+# wrapper as __wrapped__) would take the launch count, the guard's boundary or the default-stream check away.
+WATCHED_CLASSES = (("triton.runtime.jit", "JITFunction"), ("triton.runtime.autotuner", "Autotuner"),
+                   ("triton.backends.nvidia.driver", "CudaLauncher"))  # fmt: skip
 
 
-def _snapshot() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+def _snapshot() -> list[tuple[str, Mapping[str, Any], dict[str, Any]]]:
     """(name, the module's namespace, a copy of its functions, classes and modules) for every watched module and
     this package's; plain data (flags, counters) changes legitimately and is not watched."""
     names = [n for n in sys.modules if n in WATCHED_MODULES or n == "__main__" or n.startswith("solution_side")]
-    kept = []
+    kept: list[tuple[str, Mapping[str, Any], dict[str, Any]]] = []
     for name in names:
         namespace = vars(sys.modules[name])
         kept.append((name, namespace, {k: v for k, v in namespace.items() if callable(v) or isinstance(v, type(sys))}))
+    for module, cls_name in WATCHED_CLASSES:
+        cls = getattr(sys.modules.get(module), cls_name, None)
+        if isinstance(cls, type):
+            methods = vars(cls)
+            kept.append((f"{module}.{cls_name}", methods, {k: v for k, v in methods.items() if callable(v)}))
     return kept
 
 
-def _replaced(snapshot: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> str | None:
+def _replaced(snapshot: list[tuple[str, Mapping[str, Any], dict[str, Any]]]) -> str | None:
     for name, namespace, before in snapshot:
         for key, value in before.items():
             if namespace.get(key) is not value:

@@ -39,6 +39,12 @@ def apply(interpret: bool) -> list[str]:
     return applied
 
 
+def _without_original(wrapper: Any) -> None:
+    """functools.wraps leaves the original on the wrapper as __wrapped__, where a solution could call it (or put
+    it back) to launch past the boundary, the launch count and the stream check; it stays only in the closure."""
+    del wrapper.__wrapped__
+
+
 def _user(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The solution's callable, to run guarded even when Triton calls it from a suspended region."""
     if getattr(fn, _GUARDED, False):
@@ -88,6 +94,7 @@ def _patch_jit_launch(jit: Any) -> None:
             note_launch()
         return out
 
+    _without_original(run)
     jit.JITFunction.run = run
 
 
@@ -112,6 +119,7 @@ def _patch_cuda_launcher() -> str:
                    "default stream only; run every kernel there)")  # fmt: skip
         return original(self, gridX, gridY, gridZ, stream, *args)
 
+    _without_original(call)
     CudaLauncher.__call__ = call
     return "compiled launches on the default stream only"
 
@@ -135,6 +143,7 @@ def _patch_autotuner(autotuner: Any) -> None:
         with suspended():
             return original(self, *args, **kwargs)
 
+    _without_original(run)
     autotuner.Autotuner.run = run
 
 
@@ -185,5 +194,6 @@ def _autotune_first_config(autotuner: Any) -> str:
             self.configs = self.configs[:1]
         return guarded_run(self, *args, **kwargs)
 
+    _without_original(run_first_config)
     autotuner.Autotuner.run = run_first_config
     return "interpreter: @triton.autotune runs its first config"
