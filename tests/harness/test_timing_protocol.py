@@ -17,6 +17,7 @@ from workbench.harness.spec import EvalSpec, WorkloadSpec
 from workbench.harness.workload_check import Rejected, TaskCode, WorkloadCheck
 
 CALL_S = 0.002  # what one solution call takes in the stand-in worker
+WAIT_RATE = 1e6  # clock cycles a millisecond of the device's wait, when the test gives the device one
 
 
 class HostEvent:
@@ -49,8 +50,9 @@ class StandInWorker:
     round's outputs for later rounds (a cache by identity), "events" reports a hundredth of each call's time, "stream"
     leaves each call's work running on another stream (the device busy after the events, by more than the calls)."""
 
-    def __init__(self, cheat: str | None = None) -> None:
+    def __init__(self, cheat: str | None = None, issue_ms: float | None = None) -> None:
         self.cheat, self.inputs, self.outputs, self.seeds, self.first = cheat, {}, {}, [], {}
+        self.issue_ms, self.waits = issue_ms, []  # what it says its host took to issue a batch; the waits asked
 
     def request(self, header: dict, timeout: float, device: Any = None) -> tuple[dict, list]:
         op = header["op"]
@@ -59,6 +61,9 @@ class StandInWorker:
             self.inputs[header["key"]] = make_inputs(header["params"], header["seed"], None)
         elif op in ("call", "time"):
             keys = header.get("keys", [header.get("key")])
+            if op == "time":
+                self.waits.append(header["ahead_cycles"])
+                time.sleep(header["ahead_cycles"] / WAIT_RATE / 1e3)  # the device's wait, spent in full
             for key in keys:
                 time.sleep(CALL_S)
                 fresh = reference(*self.inputs[key])
@@ -72,7 +77,9 @@ class StandInWorker:
                 samples = [CALL_S * 1e3 * share] * len(keys)
                 if self.cheat == "deferred":  # every call's work done in the batch's last call, which waits for it
                     samples = [CALL_S * 1e3 * 0.01] * (len(keys) - 1) + [CALL_S * 1e3 * len(keys)]
-                return {"ok": True, "samples_ms": samples, "tail_ms": tail, "error": None}, []
+                issue = CALL_S * 1e3 * len(keys) if self.issue_ms is None else self.issue_ms
+                host = {"enter": 0.01, "issue": issue}
+                return {"ok": True, "samples_ms": samples, "tail_ms": tail, "host_ms": host, "error": None}, []
         elif op == "fetch":
             return {"ok": True}, [self.outputs[header["key"]]]
         return {"ok": True}, []
@@ -84,6 +91,7 @@ def host_timing(monkeypatch):
     monkeypatch.setattr(workload_check.torch.cuda, "synchronize", lambda *a: None)
     monkeypatch.setattr(workload_check, "flush_buffer", lambda device: torch.zeros(16))
     monkeypatch.setattr(workload_check, "_flush_ms", lambda flush: 0.001)
+    monkeypatch.setattr(workload_check, "device_wait_rate", lambda device: None)
     import workbench.harness.ceilings as ceilings
 
     monkeypatch.setattr(ceilings, "device_ceilings", lambda device: {"bandwidth_gbps": 1000.0, "matmul_tflops": 100.0})
@@ -155,6 +163,37 @@ def test_a_latency_under_the_speed_of_light_is_rejected(host_timing):
     assert rejected.value.failure == "timing-implausible"
 
 
+@pytest.fixture
+def waiting_device(host_timing, monkeypatch):
+    """A device that can wait before a batch (the host's sleep stands in for the spin kernel)."""
+    monkeypatch.setattr(workload_check, "device_wait_rate", lambda device: WAIT_RATE)
+    monkeypatch.setattr(workload_check.torch.cuda, "_sleep", lambda cycles: time.sleep(cycles / WAIT_RATE / 1e3),
+                        raising=False)  # fmt: skip
+
+
+def test_the_device_waits_before_each_batch_for_as_long_as_the_host_took_to_issue_the_last(waiting_device):
+    worker = StandInWorker(issue_ms=1.0)
+    result = run_timing(worker)
+    assert result.latency_ms is not None and "the device's wait" in (result.timing_note or "")
+    first, *later = worker.waits
+    assert first == int((4 * 0.5 + 0.5) * WAIT_RATE)  # before any batch: a default, for 4 calls
+    assert later and all(cycles == int((1.25 * (1.0 + 0.01) + 0.2) * WAIT_RATE) for cycles in later)
+
+
+def test_a_worker_that_claims_a_slow_host_gets_a_wait_no_longer_than_the_cap(waiting_device):
+    from workbench.harness.verify import AHEAD_CAP_MS
+
+    worker = StandInWorker(issue_ms=1e4)
+    run_timing(worker)
+    assert max(worker.waits) == int(AHEAD_CAP_MS * WAIT_RATE)
+
+
+def test_without_a_wait_the_worker_is_asked_for_none(host_timing):
+    worker = StandInWorker()
+    run_timing(worker)
+    assert worker.waits and set(worker.waits) == {0}
+
+
 class StandInCalls:
     """The worker's _Calls with the guard's launch count and the device synchronise observed."""
 
@@ -181,8 +220,8 @@ def test_the_workers_batch_synchronises_before_it_answers_and_keeps_each_output(
     inputs = {k: (torch.arange(3.0),) for k in ("a", "b")}
     outputs: dict = {}
     clock = time.perf_counter
-    samples, tail, error = worker_main._timed_batch(["a", "b"], inputs, outputs, calls, torch.zeros(4),
-                                                    (HostEvent, None, clock))  # fmt: skip
+    samples, tail, _, error = worker_main._timed_batch(["a", "b"], inputs, outputs, calls, torch.zeros(4),
+                                                       host_timer(clock))  # fmt: skip
     assert error is None and len(samples) == 2 and calls.synced and 0 <= tail < 50
     assert torch.equal(outputs["b"][0], torch.arange(3.0) + 1)
 
@@ -190,8 +229,7 @@ def test_the_workers_batch_synchronises_before_it_answers_and_keeps_each_output(
 def test_a_timed_call_that_launches_nothing_is_refused():
     calls = StandInCalls(launches_per_call=0)
     inputs = {"a": (torch.arange(3.0),)}
-    samples, _, error = worker_main._timed_batch(["a"], inputs, {}, calls, torch.zeros(4),
-                                                 (HostEvent, None, time.perf_counter))  # fmt: skip
+    samples, _, _, error = worker_main._timed_batch(["a"], inputs, {}, calls, torch.zeros(4), host_timer())
     assert samples == [] and error[0] == "no-launch"
 
 
@@ -200,6 +238,34 @@ def test_the_workers_tail_is_the_time_the_device_synchronise_still_waited():
     calls = StandInCalls()
     calls.sync = lambda: time.sleep(0.05)  # type: ignore[method-assign]
     inputs = {"a": (torch.arange(3.0),)}
-    _, tail, error = worker_main._timed_batch(["a"], inputs, {}, calls, torch.zeros(4),
-                                              (HostEvent, None, time.perf_counter))  # fmt: skip
+    _, tail, _, error = worker_main._timed_batch(["a"], inputs, {}, calls, torch.zeros(4), host_timer())
     assert error is None and 45 <= tail < 1000
+
+
+def host_timer(clock: Any = time.perf_counter, device_wait: Any = None) -> worker_main.BatchTimer:
+    import gc
+
+    return worker_main.BatchTimer(HostEvent, None, clock, device_wait, (gc.disable, gc.enable))
+
+
+def test_the_worker_has_the_device_wait_before_its_first_call_and_collects_no_garbage_during_the_batch():
+    import gc
+
+    seen: list[Any] = []
+    calls = StandInCalls()
+    solution = calls.solution
+    calls.solution_fn = lambda x: (seen.append(("call", gc.isenabled())), solution(x))[1]
+    inputs = {k: (torch.arange(3.0),) for k in ("a", "b")}
+    timer = host_timer(device_wait=lambda cycles: seen.append(("wait", cycles)))
+    batch = worker_main._timed_batch(["a", "b"], inputs, {}, calls, torch.zeros(4), timer, 5000)
+    assert batch.error is None and seen == [("wait", 5000), ("call", False), ("call", False)]
+    assert gc.isenabled()  # on again after the batch
+    assert set(batch.host) == {"enter", "issue", "exit", "drain", "tail"} and all(v >= 0 for v in batch.host.values())
+
+
+def test_the_worker_waits_for_nothing_when_asked_for_no_cycles():
+    waits: list[int] = []
+    calls = StandInCalls()
+    batch = worker_main._timed_batch(["a"], {"a": (torch.arange(3.0),)}, {}, calls, torch.zeros(4),
+                                     host_timer(device_wait=waits.append))  # fmt: skip
+    assert batch.error is None and waits == []

@@ -59,3 +59,13 @@ def test_a_device_busy_after_the_timed_calls_is_rejected_and_an_idle_one_is_not(
 @pytest.mark.parametrize("tail", [None, "0.1", float("nan"), -1.0, 1])
 def test_an_unusable_tail_is_rejected(tail):
     assert check_tail(tail, [1.0]) is not None
+
+
+def test_the_devices_wait_before_a_batch_is_allowed_for_and_nothing_more():
+    """Short calls issued while the device waits 10 ms: the wall clock holds the wait, which the checker asked for."""
+    n, call_ms, wait_ms = 4, 0.1, 10.0
+    wall = wait_ms + n * (call_ms + FLUSH_MS) + ROUND_TRIP_MS + 1.0
+    assert check_batch(wall, [call_ms] * n, FLUSH_MS, ROUND_TRIP_MS, ahead_ms=wait_ms) is None
+    assert check_batch(wall, [call_ms] * n, FLUSH_MS, ROUND_TRIP_MS) is not None  # the wait is not the calls' time
+    hidden = wall + 15.0  # work past the wait that the samples do not show
+    assert check_batch(hidden, [call_ms] * n, FLUSH_MS, ROUND_TRIP_MS, ahead_ms=wait_ms) is not None

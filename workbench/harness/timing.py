@@ -6,6 +6,7 @@ the clocks to settle, so that both are timed at the same clocks."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 import statistics
 import time
@@ -16,6 +17,7 @@ from typing import Any
 import torch
 
 from workbench.harness.result import Latency
+from workbench.harness.verify import AHEAD_CAP_MS
 
 MIN_SAMPLES = 10
 MAX_BATCH = 10  # samples recorded between two host synchronisations
@@ -43,6 +45,46 @@ def flush_buffer(device: torch.device) -> torch.Tensor:
     """A buffer several times the L2; writing it evicts whatever a previous call left there."""
     l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or 64 << 20
     return torch.empty(max(4 * l2, 256 << 20) // 4, dtype=torch.int32, device=device)
+
+
+WAIT_CALIBRATION_CYCLES = 1_000_000  # about half a millisecond at an H200's clocks
+
+
+def device_wait_rate(device: torch.device) -> float | None:
+    """Clock cycles a millisecond of torch.cuda._sleep (a spin kernel) takes on this device now, by CUDA events; None
+    where there is no such kernel. Measured in the process that trusts the figure, right before it times."""
+    wait = getattr(torch.cuda, "_sleep", None)
+    if device.type != "cuda" or wait is None:
+        return None
+    rates = []
+    for _ in range(3):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        wait(WAIT_CALIBRATION_CYCLES)
+        end.record()
+        end.synchronize()
+        rates.append(WAIT_CALIBRATION_CYCLES / max(start.elapsed_time(end), 1e-6))
+    return statistics.median(rates)
+
+
+def ahead_ms(issue_ms: float | None, calls: int, cap_ms: float) -> float:
+    """How long the device should wait before a batch for the host to issue all of its calls first: a quarter more
+    than the host took to issue the last such batch (a default per call before there is one), at most `cap_ms`."""
+    wanted = calls * 0.5 + 0.5 if issue_ms is None else 1.25 * issue_ms + 0.2
+    return min(cap_ms, wanted)
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off: a collection's pause inside a timed batch leaves the GPU idle between
+    calls (outside their events, where the wall clock sees it, or inside them, where a sample does)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 @contextlib.contextmanager
@@ -94,10 +136,16 @@ def time_functions(
     events = [[(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(b)]
               for b in batches]  # fmt: skip
 
+    rate = device_wait_rate(flush.device)
+    issue_ms: list[float | None] = [None] * len(fns)
+
     def take_batch(i: int, first: int, size: int) -> list[float]:
         starts, ends = zip(*events[i][:size])
         graphs = replays[i]
-        with nvtx_range(names[i]) if names else contextlib.nullcontext():
+        with nvtx_range(names[i]) if names else contextlib.nullcontext(), collector_paused():
+            if rate is not None:  # the calls issued while the device waits: their events time the device's work
+                torch.cuda._sleep(int(ahead_ms(issue_ms[i], size, AHEAD_CAP_MS) * rate))
+            issued = time.perf_counter()
             for b in range(size):
                 which = (first + b) % len(input_sets)
                 flush.zero_()
@@ -107,6 +155,7 @@ def time_functions(
                 else:
                     outputs[i][which] = fns[i](*input_sets[which])
                 ends[b].record()
+            issue_ms[i] = (time.perf_counter() - issued) * 1e3
         torch.cuda.synchronize()
         return [s.elapsed_time(e) for s, e in zip(starts, ends)]
 

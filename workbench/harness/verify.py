@@ -31,10 +31,17 @@ TAIL_MS = 0.2
 TAIL_FRACTION = 0.10
 # A latency is implausible when it beats the speed of light by more than the ceilings' own measurement error.
 SOL_MARGIN = 1.05
+# The device waits this long at most before a timed batch while the worker issues its calls ahead of it (the wait is
+# allowed for in the wall clock, so it is bounded: a longer one would be a longer blind spot for hidden work).
+AHEAD_CAP_MS = 10.0
 
 
-def check_batch(wall_ms: float, samples_ms: Sequence[float], flush_ms: float, round_trip_ms: float) -> str | None:
-    """None when the batch's samples account for the wall time the checker measured around it; else why not."""
+def check_batch(
+    wall_ms: float, samples_ms: Sequence[float], flush_ms: float, round_trip_ms: float, ahead_ms: float = 0.0
+) -> str | None:
+    """None when the batch's samples account for the wall time the checker measured around it; else why not.
+    `ahead_ms`: how long the device was kept waiting before the batch (so that the worker could issue its calls
+    ahead of it), by the checker's own calibration of the wait it asked for."""
     if not samples_ms or not all(math.isfinite(s) and s >= 0 for s in samples_ms):
         return f"the worker reported unusable samples {list(samples_ms)[:4]}"
     n = len(samples_ms)
@@ -44,7 +51,7 @@ def check_batch(wall_ms: float, samples_ms: Sequence[float], flush_ms: float, ro
             f"the batch's samples and flushes add up to {accounted:.3f} ms, more than the {wall_ms:.3f} ms of wall "
             "time the batch took"
         )
-    beyond_overheads = wall_ms - round_trip_ms - BATCH_HOST_MS - n * HOST_MS_PER_CALL
+    beyond_overheads = wall_ms - round_trip_ms - BATCH_HOST_MS - n * HOST_MS_PER_CALL - ahead_ms
     if accounted < EXPLAINED_FRACTION * beyond_overheads:
         return (
             f"a batch of {n} calls took {wall_ms:.3f} ms of wall time, but its samples ({sum(samples_ms):.3f} ms) and "

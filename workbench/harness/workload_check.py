@@ -7,6 +7,8 @@ back copies, and run timed batches; every decision is taken here.
 
 from __future__ import annotations
 
+import gc
+import math
 import random
 import statistics
 import time
@@ -20,8 +22,17 @@ from workbench.harness.compare import compare_outputs, inputs_unchanged
 from workbench.harness.result import Latency, WorkloadResult
 from workbench.harness.solution_side.main import places
 from workbench.harness.spec import EvalSpec, WorkloadSpec, derive_seed
-from workbench.harness.timing import TimingOptions, flush_buffer, nvtx_range, sample_in_rounds, standard_error
-from workbench.harness.verify import check_batch, check_plausible, check_tail
+from workbench.harness.timing import (
+    TimingOptions,
+    ahead_ms,
+    collector_paused,
+    device_wait_rate,
+    flush_buffer,
+    nvtx_range,
+    sample_in_rounds,
+    standard_error,
+)
+from workbench.harness.verify import AHEAD_CAP_MS, check_batch, check_plausible, check_tail
 from workbench.harness.worker_handle import Worker
 
 WHOLE_INPUTS_BYTES = 64 << 20  # inputs up to this size are compared whole after each checked call ...
@@ -150,7 +161,8 @@ class WorkloadCheck:
         flush = flush_buffer(self.device)
         flush_ms = _flush_ms(flush)
         round_trip_ms = max(self._ping_ms() for _ in range(5))
-        rounds = _Rounds(self, w, n_sets, flush, flush_ms, round_trip_ms)
+        gc.collect()  # then none during the batches (collector_paused), and little left for one between them
+        rounds = _Rounds(self, w, n_sets, flush, flush_ms, round_trip_ms, device_wait_rate(self.device))
         batches = [n_sets, n_sets] if options.reference else [n_sets]
         rounds.settle(options.warmup_s, options.reference)
         with nvtx_range(f"{w.name}/timing"):
@@ -172,8 +184,13 @@ class WorkloadCheck:
         notes = [
             f"{n_sets} fresh input sets a round, {rounds.count} rounds, every batch checked against the wall clock"
         ]
-        gap, wall = rounds.worst
-        notes.append(f"worst batch: {gap:.3f} of {wall:.3f} ms of wall time outside samples and flushes")
+        gap, wall, waited, host = rounds.worst
+        worst = f"worst batch: {gap:.3f} of {wall:.3f} ms of wall time outside samples and flushes"
+        if waited:
+            worst += f", {waited:.3f} ms of it the device's wait while the calls were issued"
+        if host:
+            worst += " (the worker's own account, ms: " + ", ".join(f"{k} {v:.3f}" for k, v in host.items()) + ")"
+        notes.append(worst)
         if rounds.retried:
             notes.append(f"{rounds.retried} batches timed again after the wall clock or the tail disagreed")
         notes += [s for s in stops[-1:] if s]
@@ -190,9 +207,15 @@ class _Rounds:
     """A round: every input set made anew from a new seed (here and in the worker), the reference timed on them
     (its outputs are the expected ones), then one solution batch over the same sets, verified."""
 
-    def __init__(self, check: WorkloadCheck, w: WorkloadSpec, n_sets: int, flush: Any, flush_ms: float, rtt: float):
+    def __init__(self, check: WorkloadCheck, w: WorkloadSpec, n_sets: int, flush: Any, flush_ms: float, rtt: float,
+                 wait_rate: float | None = None) -> None:  # fmt: skip
         self.check, self.w, self.n_sets, self.flush = check, w, n_sets, flush
         self.flush_ms, self.round_trip_ms = flush_ms, rtt
+        # Clock cycles a millisecond of the device's wait before a batch (None: no wait, the calls are timed as
+        # the host issues them). Calibrated here, so that the wait the wall clock allows for is the checker's figure.
+        self.wait_rate = wait_rate
+        self.issue_ms: dict[str, float | None] = {"reference": None, "solution": None}
+        self.host_ms: dict[str, float] = {}  # the worker's account of its last batch's host time
         self.keys = [f"time{j}" for j in range(n_sets)]
         self.sets: list[tuple[Any, ...]] = []
         self.expected: list[Any] = []
@@ -200,7 +223,9 @@ class _Rounds:
         self.means: dict[str, list[float]] = {"reference": [], "solution": []}  # one per recorded batch
         self.recording = False
         self.retried = 0  # batches timed again after a check of the wall clock or the tail failed
-        self.worst = (0.0, 1.0)  # (wall ms its samples and flushes leave unexplained, wall ms) of the worst batch
+        # the worst batch: (wall ms its samples and flushes leave unexplained, wall ms, ms of the device's wait, the
+        # worker's account of its host time)
+        self.worst: tuple[float, float, float, dict[str, float]] = (0.0, 1.0, 0.0, {})
 
     def refresh(self) -> None:
         self.sets, self.expected = [], []
@@ -210,14 +235,27 @@ class _Rounds:
             self.sets.append(tuple(self.check.code.make_inputs(dict(self.w.params), seed, self.check.device)))
         self.count += 1
 
+    def _wait(self, who: str, size: int) -> tuple[float, int]:
+        """The device's wait before a batch of `size` calls: (ms, clock cycles), sized from the host's last batch."""
+        if self.wait_rate is None:
+            return 0.0, 0
+        ms = ahead_ms(self.issue_ms[who], size, AHEAD_CAP_MS)
+        return ms, int(ms * self.wait_rate)
+
     def reference_batch(self, size: int) -> list[float]:
         pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(size)]
         self.expected = []
-        for args, (start, end) in zip(self.sets[:size], pairs):
-            self.flush.zero_()
-            start.record()
-            self.expected.append(self.check.code.reference(*args))
-            end.record()
+        _, cycles = self._wait("reference", size)
+        with collector_paused():
+            if cycles:
+                torch.cuda._sleep(cycles)
+            issued = time.perf_counter()
+            for args, (start, end) in zip(self.sets[:size], pairs):
+                self.flush.zero_()
+                start.record()
+                self.expected.append(self.check.code.reference(*args))
+                end.record()
+            self.issue_ms["reference"] = (time.perf_counter() - issued) * 1e3
         torch.cuda.synchronize()
         samples = [s.elapsed_time(e) for s, e in pairs]
         if self.recording:
@@ -227,7 +265,7 @@ class _Rounds:
     def solution_batch(self, size: int) -> list[float]:
         keys = self.keys[:size]
         for attempt in range(1, BATCH_ATTEMPTS + 1):
-            samples, wall_ms, problem = self._timed_batch(keys)
+            samples, wall_ms, waited, problem = self._timed_batch(keys)
             if problem is None:
                 break
             if attempt == BATCH_ATTEMPTS:
@@ -237,7 +275,8 @@ class _Rounds:
             self.retried += 1
             self._fresh_untimed(size)
         unaccounted = wall_ms - sum(samples) - size * self.flush_ms
-        self.worst = max(self.worst, (unaccounted, wall_ms), key=lambda pair: pair[0] / pair[1])
+        batch = (unaccounted, wall_ms, waited, self.host_ms)
+        self.worst = max(self.worst, batch, key=lambda worst: worst[0] / worst[1])
         j = _VERIFY.randrange(size)
         _, got = self.check.ask({"op": "fetch", "key": keys[j], "what": "outputs"}, self.check.device)
         cmp = self.check.compare(got, self.expected[j])
@@ -248,18 +287,26 @@ class _Rounds:
             self.means["solution"].append(statistics.fmean(samples))
         return samples
 
-    def _timed_batch(self, keys: list[str]) -> tuple[list[float], float, str | None]:
-        """One timed batch in the worker: (samples, the checker's wall ms around it, why it cannot be trusted)."""
-        started = time.perf_counter()
-        reply, _ = self.check.ask({"op": "time", "keys": keys})
-        wall_ms = (time.perf_counter() - started) * 1e3
+    def _timed_batch(self, keys: list[str]) -> tuple[list[float], float, float, str | None]:
+        """One timed batch in the worker: (samples, the checker's wall ms around it, ms of the device's wait before
+        it, why it cannot be trusted)."""
+        waited, cycles = self._wait("solution", len(keys))
+        with collector_paused():
+            started = time.perf_counter()
+            reply, _ = self.check.ask({"op": "time", "keys": keys, "ahead_cycles": cycles})
+            wall_ms = (time.perf_counter() - started) * 1e3
         samples = reply.get("samples_ms")
         if not isinstance(samples, list) or len(samples) != len(keys) or not all(type(s) is float for s in samples):
             raise Rejected("timing-unverified", f"the worker answered a timed batch with {str(samples)[:80]}")
-        problem = check_batch(wall_ms, samples, self.flush_ms, self.round_trip_ms) or check_tail(
+        # The worker's account of its host time sizes the next wait and goes into the notes; nothing relies on it (a
+        # longer wait is allowed for only up to AHEAD_CAP_MS, by the checker's own calibration).
+        self.host_ms = _host_account(reply.get("host_ms"))
+        issue = self.host_ms.get("enter", 0.0) + self.host_ms.get("issue", 0.0)
+        self.issue_ms["solution"] = issue if self.host_ms else None
+        problem = check_batch(wall_ms, samples, self.flush_ms, self.round_trip_ms, waited) or check_tail(
             reply.get("tail_ms"), samples
         )
-        return samples, wall_ms, problem
+        return samples, wall_ms, waited, problem
 
     def take_batch(self, i: int, first: int, size: int) -> list[float]:
         if i == 0:
@@ -302,6 +349,14 @@ def _flush_ms(flush: torch.Tensor) -> float:
         end.synchronize()
         times.append(start.elapsed_time(end))
     return statistics.median(times[1:])
+
+
+def _host_account(reply: Any) -> dict[str, float]:
+    """The worker's figures of its host time (ms a step), or nothing if they are not that."""
+    if not isinstance(reply, dict) or len(reply) > 8:
+        return {}
+    kept = {str(k)[:16]: v for k, v in reply.items() if type(v) is float and math.isfinite(v) and v >= 0}
+    return kept if len(kept) == len(reply) else {}
 
 
 def _latency(batch_means: list[float], calls: int) -> Latency:

@@ -9,6 +9,7 @@ to get past the audit hook's introspection refusals to reach it.
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import os
 import socket
@@ -18,7 +19,7 @@ import traceback
 import types
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -60,6 +61,10 @@ def serve(sock: socket.socket, mode: str, area: wire.SharedArea | None = None) -
     event = torch.cuda.Event
     release = torch._C._cuda_emptyCache if mode == "cuda" else (lambda: None)
     clock = time.perf_counter  # a C function: rebinding time.perf_counter later does not reach this one
+    # The device's wait before a timed batch (a spin kernel of so many clock cycles), so that the calls are issued
+    # ahead of the device and their events time the device's work, not this process's Python between launches.
+    device_wait = getattr(torch._C, "_cuda_sleep", None) if mode == "cuda" else None
+    timer = BatchTimer(event, stream, clock, device_wait, (gc.disable, gc.enable))
     tensor_type = torch.Tensor
     flush = None
     if mode == "cuda":  # the device is ready before the checker has an eval for this worker (see worker_handle)
@@ -72,6 +77,8 @@ def serve(sock: socket.socket, mode: str, area: wire.SharedArea | None = None) -
     problem = prewarm.warm_guard(SolutionGuard, device)
     if problem:
         print(f"the guard's warm-up failed: {problem}", flush=True)
+    gc.collect()
+    gc.freeze()  # torch's and Triton's objects out of the collector's reach: a full collection stays short
     wire.send(sock, {"ready": True})
     config, _ = wire.receive(sock)
     inputs_module = _load_module("_task_inputs", Path(config["inputs"]))
@@ -123,6 +130,7 @@ def serve(sock: socket.socket, mode: str, area: wire.SharedArea | None = None) -
                 failure = ("forbidden-op", f"while the solution was imported: {report['violations'][0]}")
             if report["refusals"]:  # first: an exception the import raised is only the refusal's echo
                 failure = ("refused", f"while the solution was imported: {report['refusals'][0]}")
+            gc.freeze()  # the solution's own modules too
             wire.send(sock, {"ok": failure is None, "error": failure})
         elif op == "inputs":
             inputs[request["key"]] = tuple(make_inputs(dict(request["params"]), int(request["seed"]), device))
@@ -152,8 +160,11 @@ def serve(sock: socket.socket, mode: str, area: wire.SharedArea | None = None) -
             picked = tuple(t.reshape(-1)[places(t, int(request["seed"]), int(request["count"]))] for t in held)
             wire.send(sock, {"ok": True}, picked, area)
         elif op == "time":
-            samples, tail, report = _timed_batch(request["keys"], inputs, outputs, calls, flush, (event, stream, clock))
-            wire.send(sock, {"ok": report is None, "samples_ms": samples, "tail_ms": tail, "error": report})
+            ahead = request.get("ahead_cycles", 0)
+            ahead = ahead if type(ahead) is int else 0
+            batch = _timed_batch(request["keys"], inputs, outputs, calls, flush, timer, ahead)
+            wire.send(sock, {"ok": batch.error is None, "samples_ms": batch.samples, "tail_ms": batch.tail,
+                             "host_ms": batch.host, "error": batch.error})  # fmt: skip
         else:
             wire.send(sock, {"ok": False, "error": f"unknown request {op!r}"})
 
@@ -282,36 +293,73 @@ def _not_tensors(out: Any, tensor_type: type) -> tuple[str, str] | None:
     return None
 
 
+class BatchTimer(NamedTuple):
+    """What a timed batch needs, captured before the solution is imported."""
+
+    event: Any  # torch.cuda.Event
+    stream: Any  # the default stream, named explicitly
+    clock: Any  # time.perf_counter
+    device_wait: Any  # torch._C._cuda_sleep(cycles), or None where there is none
+    collector: Any  # (gc.disable, gc.enable)
+
+
+class Batch(NamedTuple):
+    samples: list[float]
+    tail: float  # ms the device stayed busy after the default stream's last timed call was done
+    host: dict[str, float]  # ms of this process's own steps, for the checker's notes (it trusts none of them)
+    error: Any
+
+
 def _timed_batch(
-    keys: list[str], inputs: dict[str, Any], outputs: dict[str, Any], calls: _Calls, flush: Any, timer: Any
-) -> tuple[list[float], float, Any]:
+    keys: list[str], inputs: dict[str, Any], outputs: dict[str, Any], calls: _Calls, flush: Any, timer: BatchTimer,
+    ahead_cycles: int = 0,
+) -> Batch:  # fmt: skip
     """Each input set once: the L2 flushed, then CUDA events (on the default stream, named explicitly) around one
     call, all inside one guarded region so that the worker's own checks run once, after the batch, not between calls
     (where they would leave the GPU idle and the wall clock unexplained). The device-wide synchronise at the end is
     what the checker's wall clock relies on: the reply cannot leave before the batch's work, on any stream, is done.
 
+    The device first waits `ahead_cycles` (the checker sizes and allows for the wait) while this process issues the
+    calls, so that a call's events hold its kernels' time and not the guard's Python between its launches. The
+    collector is off for the batch: a collection's pause would leave the device idle outside the events.
+
     Also returns the batch's tail: how long the device stayed busy after the default stream's last call was done.
     Work a call left on another stream (which the events do not cover) shows there, however short the calls."""
-    event, stream, clock = timer
+    event, stream, clock = timer.event, timer.stream, timer.clock
     pairs = [(event(enable_timing=True), event(enable_timing=True)) for _ in keys]
+    marks = [clock()]
+    timer.collector[0]()
+    try:
+        if timer.device_wait is not None and ahead_cycles > 0:
+            timer.device_wait(ahead_cycles)
 
-    def batch() -> list[Any]:
-        outs = []
-        for key, (start, end) in zip(keys, pairs):
-            flush.zero_()
-            start.record(stream)
-            outs.append((calls.solution_fn(*inputs[key]), calls.launches()))
-            end.record(stream)
-        return outs
+        def batch() -> list[Any]:
+            marks.append(clock())
+            outs = []
+            for key, (start, end) in zip(keys, pairs):
+                flush.zero_()
+                start.record(stream)
+                outs.append((calls.solution_fn(*inputs[key]), calls.launches()))
+                end.record(stream)
+            marks.append(clock())
+            return outs
 
-    outs, report = calls.region(batch)
-    tail = 0.0
+        outs, report = calls.region(batch)
+        marks.append(clock())
+        tail = 0.0
+        if pairs:
+            pairs[-1][1].synchronize()  # the default stream is done with the batch ...
+        marks.append(clock())
+        calls.sync()  # ... and now every stream is: the reply leaves only once the batch's work is done
+        marks.append(clock())
+    finally:
+        timer.collector[1]()
     if pairs:
-        pairs[-1][1].synchronize()  # the default stream is done with the batch ...
-        waited = clock()
-    calls.sync()  # ... and now every stream is: the reply leaves only once the batch's work is done
-    if pairs:
-        tail = (clock() - waited) * 1e3
+        tail = (marks[-1] - marks[-2]) * 1e3
+    host = {}
+    if len(marks) == 6:
+        steps = zip(("enter", "issue", "exit", "drain", "tail"), marks, marks[1:])
+        host = {name: (b - a) * 1e3 for name, a, b in steps}
     if report["error"] is None:
         report["error"] = next(filter(None, (_not_tensors(out, calls.tensor_type) for out, _ in outs)), None)
     if report["error"] is None:
@@ -319,10 +367,10 @@ def _timed_batch(
         if any(b - a < 1 for a, b in zip([0, *counts], counts)):
             report["error"] = ("no-launch", "a timed call of solution() returned without launching a Triton kernel")
     if report["error"] is not None:
-        return [], tail, report["error"]
+        return Batch([], tail, host, report["error"])
     for key, (out, _) in zip(keys, outs):
         outputs[key] = out if isinstance(out, tuple) else (out,)
-    return [start.elapsed_time(end) for start, end in pairs], tail, None
+    return Batch([start.elapsed_time(end) for start, end in pairs], tail, host, None)
 
 
 def main(argv: list[str]) -> int:
