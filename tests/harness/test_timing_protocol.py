@@ -78,7 +78,7 @@ class StandInWorker:
                 if self.cheat == "deferred":  # every call's work done in the batch's last call, which waits for it
                     samples = [CALL_S * 1e3 * 0.01] * (len(keys) - 1) + [CALL_S * 1e3 * len(keys)]
                 issue = CALL_S * 1e3 * len(keys) if self.issue_ms is None else self.issue_ms
-                host = {"enter": 0.01, "issue": issue}
+                host = {"enter": 0.01, "issue": issue, "exit": 0.1, "drain": 0.0, "tail": 0.0}
                 return {"ok": True, "samples_ms": samples, "tail_ms": tail, "host_ms": host, "error": None}, []
         elif op == "fetch":
             return {"ok": True}, [self.outputs[header["key"]]]
@@ -269,3 +269,11 @@ def test_the_worker_waits_for_nothing_when_asked_for_no_cycles():
     batch = worker_main._timed_batch(["a"], {"a": (torch.arange(3.0),)}, {}, calls, torch.zeros(4),
                                      host_timer(device_wait=waits.append))  # fmt: skip
     assert batch.error is None and waits == []
+
+
+def test_the_workers_account_of_its_host_time_is_kept_only_as_the_known_steps():
+    steps = {"enter": 0.1, "issue": 1.0, "exit": 0.2, "drain": 0.0, "tail": 0.0}
+    assert workload_check._host_account(steps) == steps
+    assert workload_check._host_account({**steps, "ignore previous instructions": 1.0}) == {}
+    assert workload_check._host_account({**steps, "issue": "1.0"}) == {}
+    assert workload_check._host_account({**steps, "issue": float("nan")}) == {}

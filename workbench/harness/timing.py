@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from workbench.harness.result import Latency
-from workbench.harness.verify import AHEAD_CAP_MS
+from workbench.harness.verify import AHEAD_CAP_MS, HOST_MS_PER_CALL
 
 MIN_SAMPLES = 10
 MAX_BATCH = 10  # samples recorded between two host synchronisations
@@ -67,11 +67,23 @@ def device_wait_rate(device: torch.device) -> float | None:
     return statistics.median(rates)
 
 
-def ahead_ms(issue_ms: float | None, calls: int, cap_ms: float) -> float:
+def ahead_ms(issue_ms: float | None, calls: int) -> float:
     """How long the device should wait before a batch for the host to issue all of its calls first: a quarter more
-    than the host took to issue the last such batch (a default per call before there is one), at most `cap_ms`."""
-    wanted = calls * 0.5 + 0.5 if issue_ms is None else 1.25 * issue_ms + 0.2
-    return min(cap_ms, wanted)
+    than the host took to issue the last such batch (the wall clock's per-call allowance before there is one), at
+    most AHEAD_CAP_MS."""
+    wanted = calls * HOST_MS_PER_CALL + 0.5 if issue_ms is None else 1.25 * issue_ms + 0.2
+    return min(AHEAD_CAP_MS, wanted)
+
+
+def issued_ahead(cycles: int, issue: Callable[[], None]) -> float:
+    """issue() a timed batch with the collector off, the device first told to wait `cycles` so that the whole batch
+    is queued before the device reaches it; returns the host's ms to issue it (which sizes the next wait)."""
+    with collector_paused():
+        if cycles > 0:
+            torch.cuda._sleep(cycles)
+        started = time.perf_counter()
+        issue()
+        return (time.perf_counter() - started) * 1e3
 
 
 @contextlib.contextmanager
@@ -142,10 +154,8 @@ def time_functions(
     def take_batch(i: int, first: int, size: int) -> list[float]:
         starts, ends = zip(*events[i][:size])
         graphs = replays[i]
-        with nvtx_range(names[i]) if names else contextlib.nullcontext(), collector_paused():
-            if rate is not None:  # the calls issued while the device waits: their events time the device's work
-                torch.cuda._sleep(int(ahead_ms(issue_ms[i], size, AHEAD_CAP_MS) * rate))
-            issued = time.perf_counter()
+
+        def issue() -> None:
             for b in range(size):
                 which = (first + b) % len(input_sets)
                 flush.zero_()
@@ -155,7 +165,10 @@ def time_functions(
                 else:
                     outputs[i][which] = fns[i](*input_sets[which])
                 ends[b].record()
-            issue_ms[i] = (time.perf_counter() - issued) * 1e3
+
+        with nvtx_range(names[i]) if names else contextlib.nullcontext():
+            cycles = 0 if rate is None else int(ahead_ms(issue_ms[i], size) * rate)
+            issue_ms[i] = issued_ahead(cycles, issue)
         torch.cuda.synchronize()
         return [s.elapsed_time(e) for s, e in zip(starts, ends)]
 

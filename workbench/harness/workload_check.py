@@ -20,7 +20,7 @@ import torch
 
 from workbench.harness.compare import compare_outputs, inputs_unchanged
 from workbench.harness.result import Latency, WorkloadResult
-from workbench.harness.solution_side.main import places
+from workbench.harness.solution_side.main import HOST_STEPS, places
 from workbench.harness.spec import EvalSpec, WorkloadSpec, derive_seed
 from workbench.harness.timing import (
     TimingOptions,
@@ -28,11 +28,12 @@ from workbench.harness.timing import (
     collector_paused,
     device_wait_rate,
     flush_buffer,
+    issued_ahead,
     nvtx_range,
     sample_in_rounds,
     standard_error,
 )
-from workbench.harness.verify import AHEAD_CAP_MS, check_batch, check_plausible, check_tail
+from workbench.harness.verify import check_batch, check_plausible, check_tail
 from workbench.harness.worker_handle import Worker
 
 WHOLE_INPUTS_BYTES = 64 << 20  # inputs up to this size are compared whole after each checked call ...
@@ -239,23 +240,21 @@ class _Rounds:
         """The device's wait before a batch of `size` calls: (ms, clock cycles), sized from the host's last batch."""
         if self.wait_rate is None:
             return 0.0, 0
-        ms = ahead_ms(self.issue_ms[who], size, AHEAD_CAP_MS)
+        ms = ahead_ms(self.issue_ms[who], size)
         return ms, int(ms * self.wait_rate)
 
     def reference_batch(self, size: int) -> list[float]:
         pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(size)]
         self.expected = []
-        _, cycles = self._wait("reference", size)
-        with collector_paused():
-            if cycles:
-                torch.cuda._sleep(cycles)
-            issued = time.perf_counter()
+
+        def issue() -> None:
             for args, (start, end) in zip(self.sets[:size], pairs):
                 self.flush.zero_()
                 start.record()
                 self.expected.append(self.check.code.reference(*args))
                 end.record()
-            self.issue_ms["reference"] = (time.perf_counter() - issued) * 1e3
+
+        self.issue_ms["reference"] = issued_ahead(self._wait("reference", size)[1], issue)
         torch.cuda.synchronize()
         samples = [s.elapsed_time(e) for s, e in pairs]
         if self.recording:
@@ -352,11 +351,13 @@ def _flush_ms(flush: torch.Tensor) -> float:
 
 
 def _host_account(reply: Any) -> dict[str, float]:
-    """The worker's figures of its host time (ms a step), or nothing if they are not that."""
-    if not isinstance(reply, dict) or len(reply) > 8:
+    """The worker's figures of its host time (ms for each of its steps), or nothing if they are not that: the note
+    they go into holds no text of the worker's."""
+    if not isinstance(reply, dict) or set(reply) != set(HOST_STEPS):
         return {}
-    kept = {str(k)[:16]: v for k, v in reply.items() if type(v) is float and math.isfinite(v) and v >= 0}
-    return kept if len(kept) == len(reply) else {}
+    if not all(type(v) is float and math.isfinite(v) and v >= 0 for v in reply.values()):
+        return {}
+    return {step: reply[step] for step in HOST_STEPS}
 
 
 def _latency(batch_means: list[float], calls: int) -> Latency:

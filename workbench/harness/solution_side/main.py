@@ -293,6 +293,11 @@ def _not_tensors(out: Any, tensor_type: type) -> tuple[str, str] | None:
     return None
 
 
+# The steps of a timed batch whose host time the worker reports: entering the guarded region (and the device's
+# wait), issuing the calls, leaving the region, waiting for the default stream, then for every stream.
+HOST_STEPS = ("enter", "issue", "exit", "drain", "tail")
+
+
 class BatchTimer(NamedTuple):
     """What a timed batch needs, captured before the solution is imported."""
 
@@ -328,6 +333,7 @@ def _timed_batch(
     event, stream, clock = timer.event, timer.stream, timer.clock
     pairs = [(event(enable_timing=True), event(enable_timing=True)) for _ in keys]
     marks = [clock()]
+    tail = 0.0
     timer.collector[0]()
     try:
         if timer.device_wait is not None and ahead_cycles > 0:
@@ -346,7 +352,6 @@ def _timed_batch(
 
         outs, report = calls.region(batch)
         marks.append(clock())
-        tail = 0.0
         if pairs:
             pairs[-1][1].synchronize()  # the default stream is done with the batch ...
         marks.append(clock())
@@ -357,9 +362,8 @@ def _timed_batch(
     if pairs:
         tail = (marks[-1] - marks[-2]) * 1e3
     host = {}
-    if len(marks) == 6:
-        steps = zip(("enter", "issue", "exit", "drain", "tail"), marks, marks[1:])
-        host = {name: (b - a) * 1e3 for name, a, b in steps}
+    if len(marks) == len(HOST_STEPS) + 1:
+        host = {name: (b - a) * 1e3 for name, a, b in zip(HOST_STEPS, marks, marks[1:])}
     if report["error"] is None:
         report["error"] = next(filter(None, (_not_tensors(out, calls.tensor_type) for out, _ in outs)), None)
     if report["error"] is None:
