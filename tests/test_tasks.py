@@ -47,6 +47,8 @@ def task_copy(tmp_path):
         ("[sol]", "[sol\n", "invalid TOML"),
         ("[sol]", '[encodings]\nnot_an_output = "float8_e4m3fn"\n\n[sol]', "'encodings.not_an_output'"),
         ("[sol]", '[encodings]\nout = "int8"\n\n[sol]', "'encodings.out'"),
+        ("[sol]", '[expected]\nfloat64 = "yes"\n\n[sol]', "'expected'"),
+        ("[sol]", "[expected]\nfp64 = true\n\n[sol]", "'expected'"),
     ],
 )
 def test_malformed_toml_names_file_and_field(task_copy, old, new, field):

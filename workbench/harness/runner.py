@@ -27,7 +27,7 @@ from workbench.harness.static_checks import DEFAULT_FORBIDDEN_CALLS, check_sourc
 from workbench.tasks import Task, Workload
 
 # The agent's `evaluate` during iteration (one seed, this timing); `submit` keeps the defaults' full rigour.
-QUICK_TIMING = {"budget_s": 0.4, "target_rel_err": 0.01, "warmup_s": 0.1}
+QUICK_TIMING = {"budget_s": 0.25, "target_rel_err": 0.01, "warmup_s": 0.1}
 
 
 class EvalUsageError(ValueError):
@@ -207,6 +207,7 @@ def build_spec(
         workloads=specs,
         seed=seed,
         encodings=dict(task.encodings),
+        expected_float64=task.expected_float64,
         seeds=options.seeds,
         timing=options.timing,
         eval_dir=str(work),

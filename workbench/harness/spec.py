@@ -55,6 +55,7 @@ class EvalSpec:
     workloads: list[WorkloadSpec]
     seed: int
     encodings: dict[str, str] = field(default_factory=dict)  # output -> the float dtype its integer bits encode
+    expected_float64: bool = False  # expected outputs from the reference on float64 copies of the inputs
     seeds: int = 3  # correctness input sets per workload
     timing: dict[str, Any] = field(default_factory=dict)
     eval_dir: str = ""  # writable for the worker

@@ -78,6 +78,14 @@ class WorkloadCheck:
         return compare_outputs(tuple(got) if len(got) != 1 else got[0], expected, self.spec.outputs,
                                self.spec.tolerance, self.encodings)  # fmt: skip
 
+    def expected_outputs(self, args: tuple[Any, ...]) -> Any:
+        """What a correct solution's outputs must match on these inputs: the reference's outputs, or with the task's
+        `[expected] float64` the reference's on float64 copies of the inputs, rounded to the inputs' float dtype."""
+        with torch.no_grad():
+            if not self.spec.expected_float64:
+                return self.code.reference(*args)
+            return reference_in_float64(self.code.reference, args)
+
     def ask(self, header: dict[str, Any], device: torch.device | None = None) -> tuple[dict[str, Any], list[Any]]:
         reply, tensors = self.worker.request(header, self.remaining(), device)
         if not reply.get("ok"):
@@ -117,7 +125,7 @@ class WorkloadCheck:
                 key = f"check{s}"
                 self.ask({"op": "inputs", "key": key, "params": w.params, "seed": seed})
             with self.phase("correctness: reference"):
-                expected = self.code.reference(*args)
+                expected = self.expected_outputs(args)
             with self.phase("correctness: call"):
                 self.ask({"op": "call", "key": key})
             with self.phase("correctness: fetch"):
@@ -278,7 +286,7 @@ class _Rounds:
         self.worst = max(self.worst, batch, key=lambda worst: worst[0] / worst[1])
         j = _VERIFY.randrange(size)
         _, got = self.check.ask({"op": "fetch", "key": keys[j], "what": "outputs"}, self.check.device)
-        cmp = self.check.compare(got, self.expected[j])
+        cmp = self.check.compare(got, self._expected(j))
         if not cmp.ok:
             raise Rejected(cmp.failure or "mismatch", f"output produced while timing (round {self.count}) is wrong: "
                            f"{cmp.message}")  # fmt: skip
@@ -320,8 +328,15 @@ class _Rounds:
     def _fresh_untimed(self, size: int) -> None:
         """New input sets, and the reference's outputs on them without timing it."""
         self.refresh()
-        with torch.no_grad():
-            self.expected = [self.check.code.reference(*args) for args in self.sets[:size]]
+        if not self.check.spec.expected_float64:  # else made for the one call compared (_expected)
+            self.expected = [self.check.expected_outputs(args) for args in self.sets[:size]]
+
+    def _expected(self, j: int) -> Any:
+        """What the outputs of the batch's call `j` must match: the timed reference's outputs on the same inputs, or
+        (`[expected] float64`) the float64 reference's, made now for this one call."""
+        if self.check.spec.expected_float64:
+            return self.check.expected_outputs(self.sets[j])
+        return self.expected[j]
 
     def settle(self, seconds: float, reference: bool) -> None:
         """Rounds not recorded, until the clocks have climbed under this load (at least one round: the first timed
@@ -363,6 +378,23 @@ def _host_account(reply: Any) -> dict[str, float]:
 def _latency(batch_means: list[float], calls: int) -> Latency:
     """Median and mean of the batches' means; n counts the timed calls behind them."""
     return Latency(statistics.median(batch_means), statistics.fmean(batch_means), standard_error(batch_means), calls)
+
+
+def reference_in_float64(reference: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """The reference run on float64 copies of the floating-point input tensors, its floating-point outputs rounded to
+    the inputs' widest float dtype (a dtype-generic reference returns that dtype): the correctly rounded answer,
+    free of the reference's own accumulated rounding."""
+    floats = [a.dtype for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()]
+    if not floats:
+        return reference(*args)
+    dtype = floats[0]
+    for other in floats[1:]:
+        dtype = torch.promote_types(dtype, other)
+    wide = tuple(a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args)
+    out = reference(*wide)
+    if isinstance(out, (tuple, list)):
+        return tuple(o.to(dtype) if isinstance(o, torch.Tensor) and o.is_floating_point() else o for o in out)
+    return out.to(dtype) if isinstance(out, torch.Tensor) and out.is_floating_point() else out
 
 
 def error_of(reply: dict[str, Any]) -> tuple[str, str]:
