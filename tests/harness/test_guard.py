@@ -8,6 +8,7 @@ import torch
 
 from workbench.harness.solution_side import guard as guard_module
 from workbench.harness.solution_side.guard import (
+    READ_BUDGET,
     ForbiddenCall,
     SolutionGuard,
     note_launch,
@@ -124,28 +125,77 @@ def test_a_custom_op_with_an_allowed_name_is_refused():
         torch.ops.wbtest.empty_like(x)
 
 
+def _chunked(x):  # 16 elements at a time: each conversion small, the call's total a workload's data
+    out = torch.empty_like(x)
+    for i in range(0, x.numel(), 16):
+        out[i : i + 16].copy_(torch.tensor([v * 2 for v in x[i : i + 16].tolist()]))
+    return out
+
+
 @pytest.mark.parametrize(
     "round_trip",
     [
         lambda x: torch.from_numpy(x.numpy() * 2),
         lambda x: torch.tensor([v * 2 for v in x.tolist()]),
         lambda x: torch.as_tensor(np.asarray(x) * 2),
-        lambda x: torch.from_numpy(np.ones(64, dtype=np.float32)),
-        lambda x: torch.tensor([[1.0] * 8] * 8),
+        lambda x: torch.from_numpy(np.from_dlpack(x) * 2),
+        lambda x: torch.frombuffer(bytearray(bytes(x.untyped_storage())), dtype=torch.float32),
+        lambda x: torch.frombuffer(bytearray(bytes(x[:1].untyped_storage())), dtype=torch.float32),  # a view's base
+        lambda x: torch.tensor([float(v) for v in x]),
+        _chunked,
     ],
+    ids=["numpy", "tolist", "asarray", "dlpack", "storage", "storage-of-view", "item-loop", "chunked"],
 )
-def test_python_and_numpy_round_trips_of_task_data_are_refused(round_trip):
-    x = torch.randn(64)
-    with pytest.raises(ForbiddenCall, match="elements"), guard():
+def test_round_trips_of_task_data_through_python_are_refused(round_trip):
+    x = torch.randn(4096)
+    with pytest.raises(ForbiddenCall, match=f"more than {READ_BUDGET} tensor elements read into Python"), guard():
         round_trip(x)
 
 
-def test_small_scalars_may_cross_into_python():
-    x = torch.randn(4, 8)
+def test_a_schedule_made_on_the_host_and_a_few_hundred_scalars_may_cross():
+    """A grouped GEMM reads its expert offsets (128 experts) and sends a tile table built from shapes."""
+    offsets, x = torch.arange(129) * 32, torch.randn(4, 8)
     with guard():
+        bounds = offsets.tolist()
+        tiles = torch.tensor([v for i in range(64) for j in range(i, 64) for v in (i, j)], dtype=torch.int32)
+        lookup = torch.from_numpy(np.arange(5000, dtype=np.int64))
         n = int(torch.tensor([x.shape[0], 3])[0].item())
-        dims = torch.tensor(list(x.shape)).tolist()
-    assert n == 4 and dims == [4, 8]
+    assert bounds[-1] == 128 * 32 and tiles.numel() == 64 * 65 and lookup.numel() == 5000 and n == 4
+
+
+def test_pinned_host_memory_is_refused_inside_a_call():
+    """A kernel could write task data to pinned host memory, which numpy then reads by its address."""
+    with pytest.raises(ForbiddenCall, match="pinned host memory"), guard():
+        torch.empty(16, pin_memory=True)
+
+
+def test_the_read_budget_is_below_the_inputs_of_every_ci_sized_and_hidden_workload():
+    """Else a solution could compute a CI-sized workload on the host within the budget."""
+    from conftest import REPO
+
+    from workbench.harness.checker import load_module
+    from workbench.tasks import load_task, task_names
+
+    for name in task_names(REPO):
+        task = load_task(name, REPO)
+        inputs = load_module(f"_budget_inputs_{name}", task.file("inputs.py"))
+        for w in (w for w in (*task.workloads, *task.hidden) if w.interpret):
+            args = inputs.make_inputs(dict(w.params), 3, torch.device("cpu"))
+            elements = sum(a.numel() for a in args if isinstance(a, torch.Tensor))
+            assert elements > READ_BUDGET, (name, w.name, elements)
+
+
+@pytest.mark.gpu
+def test_a_copy_of_task_data_from_the_gpu_to_the_host_counts_as_read_into_python():
+    x = torch.randn(4096, device="cuda")
+    with pytest.raises(ForbiddenCall, match="a copy from the GPU to the host"), guard():
+        x.cpu()
+    host = torch.empty(4096)
+    with pytest.raises(ForbiddenCall, match="a copy from the GPU to the host"), guard():
+        host.copy_(x)
+    with guard():
+        counts = x[:129].cpu()
+    assert counts.numel() == 129
 
 
 @pytest.mark.parametrize(
