@@ -1,6 +1,7 @@
 """Wall time of an eval, by phase: full and quick, cold (a new checker and worker) and warm (a session's next eval).
 
-    python benchmarks/eval_speed.py [--mode cuda|interpret] [--tasks T ...] [--repeats N] [--json OUT]
+    python benchmarks/eval_speed.py [--mode cuda|interpret] [--tasks T ...] [--repeats N] [--gap S]
+                                    [--kinds full quick submit] [--json OUT]
 
 "full" is `workbench eval TASK expert` with default options (3 seeds, 1 s of timing per function and workload);
 "submit" is what `submit` runs (3 seeds, 3 s of timing, the hidden workloads too); "quick" is a session's `evaluate`
@@ -58,6 +59,8 @@ def main() -> int:
     parser.add_argument("--tasks", nargs="+", default=["rmsnorm_residual", "gram_syrk", "cross_entropy"])
     parser.add_argument("--repeats", type=int, default=2, help="warm evals of each kind after the cold one")
     parser.add_argument("--gap", type=float, default=10.0, help="seconds between warm evals (the agent's turn)")
+    parser.add_argument("--kinds", nargs="+", choices=("full", "quick", "submit"), default=["full", "quick", "submit"],
+                        help="the warm evals to run (a cold full eval always comes first)")  # fmt: skip
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     mode = args.mode or detect_mode()
@@ -66,7 +69,7 @@ def main() -> int:
     print(f"mode {mode}, {args.gap:g} s between warm evals\n{header}")
     for name in args.tasks:
         checker_pool._close_all()  # cold: no checker, no spare worker
-        plan = [("full", "cold")] + [(k, "warm") for k in ("full", "quick", "submit") for _ in range(args.repeats)]
+        plan = [("full", "cold")] + [(k, "warm") for k in args.kinds for _ in range(args.repeats)]
         for kind, state in plan:
             if state == "warm":
                 time.sleep(args.gap)
