@@ -89,3 +89,23 @@ def test_the_apps_options_before_any_command_open_the_app(monkeypatch, tmp_path)
 
     assert cli.main(["--sessions", str(tmp_path), "--budget", "5"]) == 0
     assert seen == [["--sessions", str(tmp_path), "--budget", "5"]]
+
+
+def test_every_usage_error_of_the_package_maps_to_exit_2_in_one_place():
+    """cli/errors.py is the one map: an error class named for bad input anywhere in workbench must be in it."""
+    import importlib
+    import pkgutil
+
+    import workbench
+    from workbench.cli.errors import USAGE_ERRORS
+
+    found = set()
+    for module in pkgutil.walk_packages(workbench.__path__, "workbench."):
+        if module.name.startswith(("workbench.tui", "workbench.harness.solution_side")) or module.name.endswith(
+            "__main__"
+        ):
+            continue  # the app reports in its own screens; the worker's package stands alone
+        for value in vars(importlib.import_module(module.name)).values():
+            if isinstance(value, type) and issubclass(value, Exception) and value.__name__.endswith("UsageError"):
+                found.add(value)
+    assert found and found <= set(USAGE_ERRORS), found - set(USAGE_ERRORS)

@@ -16,10 +16,9 @@ from workbench.bench.plan import (
     parse_scripts,
     save_plan,
 )
+from workbench.cli.errors import EXIT_FAILED, EXIT_OK, run_command
 from workbench.harness.sandbox import Confinement, confinement, unconfined_warning
 from workbench.session.writer import SessionBusy, Writer
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def add_parser(sub: Any) -> None:
@@ -49,19 +48,16 @@ def add_parser(sub: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    """Run `bench` or `report`; bad input prints one line and returns 2."""
-    try:
-        return _bench(args) if args.command == "bench" else _report(args)
-    except BenchUsageError as exc:
-        print(f"workbench: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    """Run `bench` or `report`; bad input raises BenchUsageError (one line and exit status 2: cli/errors.py)."""
+    return _bench(args) if args.command == "bench" else _report(args)
 
 
 def main(argv: list[str] | None = None) -> int:
     """The two commands on their own (`python -m workbench.bench.cli bench ...`)."""
     parser = argparse.ArgumentParser(prog="workbench")
     add_parser(parser.add_subparsers(dest="command", required=True))
-    return handle(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    return run_command(lambda: handle(args))
 
 
 def plan_from_args(args: argparse.Namespace) -> BenchPlan:

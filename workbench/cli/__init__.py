@@ -1,5 +1,6 @@
-"""The command line: `workbench` (main.py), the session commands' arguments (session_args.py) and what they do
-(sessions.py). Front-end code: the core (session, harness, agent) never imports it."""
+"""The command line: `workbench` (main.py: the parser), one module a command (tasks, evaluate, suite, score; sessions.py
+for run, resume, branch and replay with their arguments in session_args.py), and the one map from errors to exit
+codes (errors.py). Front-end code: the core (session, harness, agent) never imports it."""
 
 from workbench.cli.main import UsageError, main
 

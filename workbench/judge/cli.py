@@ -9,12 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from workbench.agent.provider import Interrupted, Provider, ProviderError
+from workbench.cli.errors import EXIT_FAILED, EXIT_OK, run_command
 from workbench.judge.judge import JudgeUsageError, judge_files, judge_session
 from workbench.judge.result import LEVELS, PARTS, Judgement
-from workbench.session.log import LogError
-from workbench.tasks import TaskFormatError
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -96,8 +93,4 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="workbench")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
-    try:
-        return handle(args)
-    except (JudgeUsageError, TaskFormatError, LogError) as exc:
-        print(f"workbench: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    return run_command(lambda: handle(args))
