@@ -6,8 +6,13 @@ No eval ran to make these; they let the tests check the report's arithmetic exac
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+
+from workbench.judge import Judgement, LevelScore
+from workbench.judge.judge import judgement_event
+from workbench.session import events as ev
+from workbench.session.events import SCHEMA_VERSION, event_to_dict
 
 LEVEL_NAMES = ("L1", "L2", "L3")
 
@@ -36,31 +41,39 @@ def eval_result(task: str, correct: bool, latencies: dict[str, float] | None, re
             "speedup_geomean": geo, "error": None, "ceilings": None, "version": 1}  # fmt: skip
 
 
-def judgement(task: str, design: tuple[int, int, int], impl: tuple[int, int, int]) -> dict:
-    def part(scores: tuple[int, int, int]) -> dict:
-        return {lv: {"score": s, "reason": "test", "evidence": [], "valid": True} for lv, s in zip(LEVEL_NAMES, scores)}
+def judgement(task: str, design: tuple[int, int, int], impl: tuple[int, int, int]) -> Judgement:
+    def part(scores: tuple[int, int, int]) -> dict[str, LevelScore]:
+        return {lv: LevelScore(s, "test") for lv, s in zip(LEVEL_NAMES, scores)}
 
-    return {"task": task, "design": part(design), "implementation": part(impl), "provider": "scripted",
-            "model": "judge", "prompt_sha256": "0", "attempts": 1}  # fmt: skip
+    return Judgement(task=task, design=part(design), implementation=part(impl), provider="scripted", model="judge",
+                     prompt_sha256="0", attempts=1)  # fmt: skip
 
 
 def write_session(root: Path, key: str, task: str, model: str, levels: list[int], mode: str,
                   submissions: list[tuple[int, dict]], usage: dict[str, int], cost: float | None,
-                  judged: dict | None = None) -> Path:  # fmt: skip
+                  judged: Judgement | None = None) -> Path:  # fmt: skip
     """A finished session: one model response per turn with `usage` and `cost`, the given submissions."""
     provider, name = model.split(":")
     folder = root / key / "s-0"
     folder.mkdir(parents=True)
     turns = max([turn for turn, _ in submissions], default=1)
-    events: list[dict[str, Any]] = [{"kind": "session_start", "turn": 0, "version": 1, "task": task, "levels": levels,
-                                     "provider": provider, "model": name, "mode": mode}]  # fmt: skip
+    events: list[ev.Event] = [
+        ev.SessionStart(turn=0, version=SCHEMA_VERSION, session_id=key, task=task, levels=levels, provider=provider,
+                        model=name, scripted=False, base_url=None, budget=turns, wall_clock_s=None,
+                        cost_limit_usd=None, mode=mode, parent=None, versions={}, device="synthetic", system="",
+                        tools=[], initial_messages=[])
+    ]  # fmt: skip
     for turn in range(1, turns + 1):
-        events.append({"kind": "model_response", "turn": turn, "content": [], "usage": usage, "cost": cost})
-        events += [{"kind": "submission", "turn": turn, "result": r} for t, r in submissions if t == turn]
-        events.append({"kind": "turn_end", "turn": turn, "user_message": None})
+        events.append(ev.ModelResponse(turn=turn, content=[], stop_reason="end_turn", usage=usage, model=name,
+                                       latency_s=0.0, retries=0, cost=cost))  # fmt: skip
+        events += [ev.Submission(turn=turn, by="agent", final=False, summary="", result=r)
+                   for t, r in submissions if t == turn]  # fmt: skip
+        events.append(ev.TurnEnd(turn=turn, user_message=None, files_changed=[], best_speedup=None, usage=usage,
+                                 cost=cost, tools=[]))  # fmt: skip
     if judged is not None:
-        events.append({"kind": "judgement", "turn": turns, **judged})
-    events.append({"kind": "session_end", "turn": turns, "reason": "submitted"})
-    lines = [json.dumps({"seq": i, "time": 0.0, **e}) for i, e in enumerate(events)]
+        events.append(judgement_event(judged, turns))
+    events.append(ev.SessionEnd(turn=turns, reason="submitted", turns=turns, usage=usage, cost=cost, best_speedup=None,
+                                submissions=len(submissions)))  # fmt: skip
+    lines = [json.dumps(event_to_dict(replace(e, seq=i))) for i, e in enumerate(events)]
     (folder / "events.jsonl").write_text("\n".join(lines) + "\n")
     return folder

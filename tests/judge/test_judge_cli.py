@@ -30,7 +30,7 @@ def test_judging_a_session_prints_the_table_with_reasons_and_citations(tmp_path,
     assert "implementation    100   50   25   58.3  JSimpl" in out
     assert "implementation L1: 100  implementation L1 reason" in out
     assert '  solution.py:19  "h = (x + r).to(tl.bfloat16)"' in out
-    assert read_log(session / "events.jsonl").events[-1]["kind"] == "judgement"
+    assert read_log(session / "events.jsonl").events[-1].kind == "judgement"
 
 
 def test_judging_files_prints_json(script, capsys):

@@ -9,6 +9,7 @@ from judge_helpers import EXAMPLE, RecordingProvider, answer
 from workbench.agent.provider import ProviderError
 from workbench.judge import Judgement, judge_session, read_judgements
 from workbench.judge.judge import JudgeUsageError
+from workbench.session.events import event_to_dict
 from workbench.session.log import read_log
 
 TIMED = ("latency_ms", "reference_ms", "speedup", "sol_ms", "sol_fraction", "speedup_geomean", "best_speedup")
@@ -54,11 +55,11 @@ def test_a_session_is_judged_at_its_end_and_the_judgement_is_logged(session):
     events = read_log(session / "events.jsonl").events
     assert len(events) == len(before) + 1
     event = events[-1]
-    assert event["kind"] == "judgement" and event["seq"] == before[-1]["seq"] + 1 and event["turn"] == 6
-    assert (event["provider"], event["model"]) == ("scripted", "scripted-judge")
-    assert event["prompt_sha256"] == judgement.prompt_sha256 and event["js_impl"] == judgement.js_impl
+    assert event.kind == "judgement" and event.seq == before[-1].seq + 1 and event.turn == 6
+    assert (event.provider, event.model) == ("scripted", "scripted-judge")
+    assert event.prompt_sha256 == judgement.prompt_sha256 and event.js_impl == judgement.js_impl
     assert read_judgements(events) == [judgement]
-    assert Judgement.from_dict(event) == judgement
+    assert Judgement.from_dict(event_to_dict(event)) == judgement
 
 
 def test_the_judge_never_sees_an_eval_figure(session):
@@ -78,7 +79,7 @@ def test_a_turn_before_the_design_note_is_judged_without_design(session):
     assert judgement.turn == 2 and judgement.design["L1"].reason == "no design note"
     assert judgement.attempts == 1 and judgement.js_impl == 25.0
     assert "There is no DESIGN.md" in provider.prompt_text()
-    assert read_log(session / "events.jsonl").events[-1]["turn"] == 2
+    assert read_log(session / "events.jsonl").events[-1].turn == 2
 
 
 def test_nothing_is_logged_when_the_judges_model_fails(session):
@@ -106,4 +107,4 @@ def test_a_torn_last_line_is_cut_before_the_judgement_is_appended(session):
         log.write('{"seq": 999, "kind": "tur')
     judge_session(session, RecordingProvider([answer()]))
     contents = read_log(path)
-    assert contents.truncated_line is None and contents.events[-1]["kind"] == "judgement"
+    assert contents.truncated_line is None and contents.events[-1].kind == "judgement"

@@ -55,13 +55,13 @@ def test_a_session_through_the_sdk_edits_evaluates_and_submits(task, tmp_path, f
     loop.start()
     assert loop.wait(timeout=300) == "submitted", rec.kinds()
 
-    retries = [e for e in rec.events if e["kind"] == "model_retry"]
+    retries = [e for e in rec.events if e.kind == "model_retry"]
     assert len(retries) == 3
-    assert [e["result"]["correct"] for e in rec.events if e["kind"] == "eval_result"] == [False, True]
+    assert [e.result["correct"] for e in rec.events if e.kind == "eval_result"] == [False, True]
     assert any(d.kind == "tool_input" for d in deltas) and any(d.kind == "text" for d in deltas)
     end = rec.events[-1]
-    assert end["usage"]["cache_write_tokens"] == 900 and end["usage"]["cache_read_tokens"] == 900
-    assert end["cost"] is not None and end["cost"] > 0
+    assert end.usage["cache_write_tokens"] == 900 and end.usage["cache_read_tokens"] == 900
+    assert end.cost is not None and end.cost > 0
 
     # what the SDK sent last is the conversation the log rebuilds, with cache breakpoints on it
     last = fake.requests[-1].body
@@ -87,13 +87,13 @@ def test_interrupt_mid_stream_leaves_a_resumable_session(task, tmp_path, fake): 
     )
     loop, folder, rec, deltas = session(task, tmp_path, fake)
     loop.start()
-    rec.wait_for(lambda e: e["kind"] == "turn_end")
+    rec.wait_for(lambda e: e.kind == "turn_end")
     assert fake.wait_for_requests(2)
-    rec.wait_for(lambda e: e["kind"] == "model_request" and e["turn"] == 2)
+    rec.wait_for(lambda e: e.kind == "model_request" and e.turn == 2)
     loop.interrupt()
-    event = rec.wait_for(lambda e: e["kind"] == "interrupt", timeout=10)
-    assert event["during"] == "model"
-    rec.wait_for(lambda e: e["kind"] == "human" and e.get("action") == "pause")
+    event = rec.wait_for(lambda e: e.kind == "interrupt", timeout=10)
+    assert event.during == "model"
+    rec.wait_for(lambda e: e.kind == "human" and e.action == "pause")
     assert loop.status == LoopState.PAUSED
     loop.stop()
     assert loop.wait(timeout=30) == "interrupted"
@@ -106,7 +106,7 @@ def test_interrupt_mid_stream_leaves_a_resumable_session(task, tmp_path, fake): 
     fake.push(tool("submit", {"final": True}, text="Done."))
     provider = AnthropicProvider("claude-sonnet-4-6", api_key=KEY, base_url=fake.url, backoff_base_s=0.01)
     setup = SessionSetup(task, set(), provider, Limits(10), "interpret")
-    log = SessionLog(folder / "events.jsonl", next_seq=events[-1]["seq"] + 1)
+    log = SessionLog(folder / "events.jsonl", next_seq=events[-1].seq + 1)
     resumed = build_loop(setup, folder, log, state, LoopCallbacks())
     resumed.start()
     assert resumed.wait(timeout=300) == "submitted"
@@ -129,4 +129,4 @@ def test_the_bill_counts_attempts_that_broke_off_live_and_after_a_resume(task, t
     again = vars(rebuild(read_log(folder / "events.jsonl").events).usage)
     assert {k: again[k] for k in billed} == billed
     end = rec.events[-1]
-    assert {k: end["usage"][k] for k in billed} == billed
+    assert {k: end.usage[k] for k in billed} == billed

@@ -11,7 +11,7 @@ EXAMPLES = sorted((REPO / "sessions" / "examples").iterdir())
 
 
 def test_there_are_examples_of_both_conditions():
-    conditions = {bool(read_log(folder / "events.jsonl").start["levels"]) for folder in EXAMPLES}
+    conditions = {bool(read_log(folder / "events.jsonl").start.levels) for folder in EXAMPLES}
     assert conditions == {True, False}
 
 
@@ -19,11 +19,11 @@ def test_there_are_examples_of_both_conditions():
 def test_example_is_scripted_complete_and_replayable(folder):
     events = read_log(folder / "events.jsonl").events
     start, end = events[0], events[-1]
-    assert start["scripted"] and start["provider"] == "scripted"
-    assert end["kind"] == "session_end" and end["reason"] == "submitted"
+    assert start.scripted and start.provider == "scripted"
+    assert end.kind == "session_end" and end.reason == "submitted"
     state = rebuild(events)
     assert state.submissions == state.correct_submissions == 1
-    assert any(e["kind"] == "eval_result" and not e["result"]["correct"] for e in events)  # a failing eval first
+    assert any(e.kind == "eval_result" and not e.result["correct"] for e in events)  # a failing eval first
     assert state.files["solution.py"] == (folder / "work" / "solution.py").read_text()
     played = load_script(folder)
-    assert [t.content for t in played] == [e["content"] for e in events if e["kind"] == "model_response"]
+    assert [t.content for t in played] == [e.content for e in events if e.kind == "model_response"]

@@ -1,24 +1,28 @@
 import json
 
 import pytest
+from session_helpers import a_start
 
-from workbench.session.log import SCHEMA_VERSION, LogError, SessionLog, read_log
+from workbench.session.events import Human, TurnEnd
+from workbench.session.log import LogError, SessionLog, read_log
 
 
 def test_events_are_appended_in_order_with_seq_time_turn(tmp_path):
     log = SessionLog(tmp_path / "events.jsonl")
-    log.append("session_start", 0, version=SCHEMA_VERSION)
-    log.append("human", 0, action="note", text="hi")
+    log.append(a_start())
+    logged = log.append(Human(turn=0, action="note", text="hi", seq=7, time=1.0))  # the log numbers and times it
     log.close()
     events = read_log(tmp_path / "events.jsonl").events
-    assert [e["seq"] for e in events] == [0, 1]
-    assert all({"seq", "time", "turn", "kind"} <= set(e) for e in events)
+    assert [e.seq for e in events] == [0, 1] and logged.seq == 1 and logged.time > 1.0
+    lines = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert all(list(line)[:4] == ["seq", "time", "turn", "kind"] for line in lines)
+    assert events[1] == logged
 
 
 def test_a_torn_last_line_is_dropped_and_reported(tmp_path):
     path = tmp_path / "events.jsonl"
     log = SessionLog(path)
-    log.append("session_start", 0, version=SCHEMA_VERSION)
+    log.append(a_start())
     log.close()
     with open(path, "a") as f:
         f.write('{"seq": 1, "kind": "model_resp')
@@ -41,9 +45,9 @@ def test_a_broken_line_in_the_middle_is_an_error(tmp_path):
         read_log(path)
 
 
-def test_unknown_kinds_are_refused_at_write(tmp_path):
-    with pytest.raises(ValueError):
-        SessionLog(tmp_path / "e.jsonl").append("made_up", 0)
+def test_only_events_are_written(tmp_path):
+    with pytest.raises(TypeError):
+        SessionLog(tmp_path / "e.jsonl").append({"kind": "made_up", "turn": 0})  # type: ignore[arg-type]
 
 
 def test_repair_keeps_a_complete_last_event_without_its_newline_and_cuts_a_torn_one(tmp_path):
@@ -51,17 +55,17 @@ def test_repair_keeps_a_complete_last_event_without_its_newline_and_cuts_a_torn_
 
     path = tmp_path / "events.jsonl"
     log = SessionLog(path)
-    log.append("session_start", 0, version=SCHEMA_VERSION)
-    log.append("turn_end", 3)
+    log.append(a_start())
+    log.append(TurnEnd(turn=3, user_message=None, files_changed=[], best_speedup=None, usage={}, cost=None, tools=[]))
     log.close()
     path.write_bytes(path.read_bytes().rstrip(b"\n"))  # killed between the event and its newline
-    assert read_log(path).events[-1]["kind"] == "turn_end"
+    assert read_log(path).events[-1].kind == "turn_end"
     repair_log(path)
-    assert [e["kind"] for e in read_log(path).events] == ["session_start", "turn_end"]
+    assert [e.kind for e in read_log(path).events] == ["session_start", "turn_end"]
     assert path.read_bytes().endswith(b"}\n")
 
     with open(path, "a") as f:
         f.write('{"seq": 2, "kind": "model_resp')
     repair_log(path)
-    assert [e["kind"] for e in read_log(path).events] == ["session_start", "turn_end"]
+    assert [e.kind for e in read_log(path).events] == ["session_start", "turn_end"]
     assert read_log(path).truncated_line is None

@@ -24,17 +24,17 @@ def test_a_scripted_session_edits_evaluates_and_submits(make_loop):  # noqa: F81
     assert loop.wait(timeout=300) == "submitted"
     kinds = rec.kinds()
     assert kinds.count("turn_end") == 5 and kinds[-1] == "session_end"
-    evals = [e for e in rec.events if e["kind"] == "eval_result"]
-    assert [e["result"]["correct"] for e in evals] == [False, True]
-    assert evals[0]["result"]["workloads"][0]["failure"] == "unwritten"
-    (submission,) = [e for e in rec.events if e["kind"] == "submission"]
-    assert submission["result"]["correct"] and submission["final"]
+    evals = [e for e in rec.events if e.kind == "eval_result"]
+    assert [e.result["correct"] for e in evals] == [False, True]
+    assert evals[0].result["workloads"][0]["failure"] == "unwritten"
+    (submission,) = [e for e in rec.events if e.kind == "submission"]
+    assert submission.result["correct"] and submission.final
     # the log alone rebuilds the conversation the loop held
     events = read_log(folder / "events.jsonl").events
     assert [m.to_dict() for m in rebuild(events).conversation.messages] == [
         m.to_dict() for m in loop.state.conversation.messages
     ]
-    assert events[0]["scripted"] is True and events[0]["version"] == 1
+    assert events[0].scripted is True and events[0].version == 1
     assert (folder / "work" / "DESIGN.md").exists()
 
 
@@ -43,11 +43,11 @@ def test_step_runs_one_turn_then_pauses_and_run_continues(make_loop):  # noqa: F
     loop.start(paused=True)
     assert loop.status == LoopState.PAUSED
     loop.step()
-    rec.wait_for(lambda e: e["kind"] == "human" and e.get("action") == "pause")
+    rec.wait_for(lambda e: e.kind == "human" and e.action == "pause")
     assert rec.kinds().count("turn_end") == 1 and loop.status == LoopState.PAUSED
     loop.step()
-    rec.wait_for(lambda e: e["kind"] == "turn_end" and e["turn"] == 2)
-    rec.wait_for(lambda e: e["kind"] == "human" and e.get("action") == "pause" and e["turn"] == 2)
+    rec.wait_for(lambda e: e.kind == "turn_end" and e.turn == 2)
+    rec.wait_for(lambda e: e.kind == "human" and e.action == "pause" and e.turn == 2)
     loop.run()
     assert loop.wait(timeout=300) == "submitted"
 
@@ -56,7 +56,7 @@ def test_pause_takes_effect_after_the_current_turn(make_loop):  # noqa: F811
     loop, _, rec = make_loop()
     loop.start()
     loop.pause()
-    rec.wait_for(lambda e: e["kind"] == "human" and e.get("action") == "pause")
+    rec.wait_for(lambda e: e.kind == "human" and e.action == "pause")
     assert loop.status == LoopState.PAUSED
     turns = rec.kinds().count("turn_end")
     assert turns >= 1
@@ -73,9 +73,9 @@ def test_interrupt_during_the_model_stream_keeps_a_valid_conversation(make_loop)
     loop.callbacks.on_delta = lambda d: deltas.set()
     assert deltas.wait(30)
     loop.interrupt()
-    event = rec.wait_for(lambda e: e["kind"] == "interrupt")
-    assert event["during"] == "model" and 0 < len(event["partial_text"]) < 2000
-    rec.wait_for(lambda e: e["kind"] == "human" and e.get("action") == "pause")
+    event = rec.wait_for(lambda e: e.kind == "interrupt")
+    assert event.during == "model" and 0 < len(event.partial_text) < 2000
+    rec.wait_for(lambda e: e.kind == "human" and e.action == "pause")
     messages = loop.state.conversation.messages
     assert messages[-1].role == "user" and len(messages) == 1  # nothing half-said was kept
     loop.stop()
@@ -87,13 +87,13 @@ def test_interrupt_during_a_long_bash_command(make_loop):  # noqa: F811
     turns = [ScriptedTurn([text("wait"), bash(1, "sleep 60"), bash(2, "echo never")])]
     loop, folder, rec = make_loop(turns)
     loop.start()
-    rec.wait_for(lambda e: e["kind"] == "tool_call")
+    rec.wait_for(lambda e: e.kind == "tool_call")
     loop.interrupt()
-    end = rec.wait_for(lambda e: e["kind"] == "turn_end", timeout=20)
-    results = end["user_message"]["content"]
+    end = rec.wait_for(lambda e: e.kind == "turn_end", timeout=20)
+    results = end.user_message["content"]
     assert [r["tool_use_id"] for r in results] == ["t1", "t2"]  # every tool_use has its result
     assert "interrupted" in results[0]["content"] and "not run" in results[1]["content"]
-    assert any(e["kind"] == "interrupt" and e["during"] == "tool" for e in rec.events)
+    assert any(e.kind == "interrupt" and e.during == "tool" for e in rec.events)
     loop.stop()
     assert loop.wait(timeout=30) == "interrupted"
     resumable = rebuild(complete_prefix(read_log(folder / "events.jsonl").events))
@@ -116,7 +116,7 @@ def test_take_over_edit_evaluate_hand_back_and_the_agent_sees_the_diff(make_loop
     loop.start(paused=True)
     loop.take_over()
     loop.step()
-    rec.wait_for(lambda e: e["kind"] == "human" and e.get("action") == "takeover")
+    rec.wait_for(lambda e: e.kind == "human" and e.action == "takeover")
     assert loop.status == LoopState.TAKEN_OVER and requests == []
     loop.human_edit(task.expert_path.read_text())
     result = loop.human_evaluate(["tiny"])
@@ -125,12 +125,12 @@ def test_take_over_edit_evaluate_hand_back_and_the_agent_sees_the_diff(make_loop
     loop.note("try a bigger block")
     loop.hand_back("I wrote a working kernel for you")
     loop.run()
-    rec.wait_for(lambda e: e["kind"] == "turn_end")
+    rec.wait_for(lambda e: e.kind == "turn_end")
     first = requests[0].messages[-1]
     sent = "".join(b.text for b in first.content if hasattr(b, "text"))
     assert "A person took over" in sent and "+@triton.jit" in sent and "working kernel" in sent
     assert "try a bigger block" in sent
-    kinds = [e.get("action") for e in rec.events if e["kind"] == "human"]
+    kinds = [e.action for e in rec.events if e.kind == "human"]
     assert kinds[:6] == ["takeover", "edit", "evaluate", "submit", "note", "handback"]
     assert loop.wait(timeout=60) == "budget"
 
@@ -139,14 +139,14 @@ def test_the_budget_ends_the_session(make_loop):  # noqa: F811
     loop, _, rec = make_loop([ScriptedTurn([text(str(i)), bash(i, "true")]) for i in range(5)], budget=2)
     loop.start()
     assert loop.wait(timeout=60) == "budget"
-    assert rec.kinds().count("turn_end") == 2 and rec.events[-1]["reason"] == "budget"
+    assert rec.kinds().count("turn_end") == 2 and rec.events[-1].reason == "budget"
 
 
 def test_a_provider_error_ends_the_session_with_error(make_loop):  # noqa: F811
     loop, _, rec = make_loop([ScriptedTurn([text("one"), bash(1, "true")])])  # the script runs dry on turn 2
     loop.start()
     assert loop.wait(timeout=60) == "error"
-    assert any(e["kind"] == "error" and "no response left" in e["message"] for e in rec.events)
+    assert any(e.kind == "error" and "no response left" in e.message for e in rec.events)
 
 
 def test_no_secret_reaches_the_log_the_workspace_or_bash(make_loop, monkeypatch):  # noqa: F811
@@ -157,8 +157,8 @@ def test_no_secret_reaches_the_log_the_workspace_or_bash(make_loop, monkeypatch)
     loop, folder, rec = make_loop(turns, budget=1)
     loop.start()
     assert loop.wait(timeout=60) == "budget"
-    result = next(e for e in rec.events if e["kind"] == "tool_result")
-    assert "key=\n" in result["text"] or result["text"].count("key=") == 1
+    result = next(e for e in rec.events if e.kind == "tool_result")
+    assert "key=\n" in result.text or result.text.count("key=") == 1
     for path in folder.rglob("*"):
         if path.is_file():
             assert secret not in path.read_text(errors="replace"), path
@@ -180,12 +180,13 @@ def test_a_note_left_before_a_stop_reaches_the_agent_after_a_resume(make_loop, t
     assert state.pending_notes == ["use BLOCK=2048"]
     setup = SessionSetup(task, set(), ScriptedProvider([ScriptedTurn([text("ok"), bash(2, "true")])]),
                          loop.limits, "interpret")  # fmt: skip
-    log = SessionLog(folder / "events.jsonl", next_seq=events[-1]["seq"] + 1)
+    log = SessionLog(folder / "events.jsonl", next_seq=events[-1].seq + 1)
     resumed = build_loop(setup, folder, log, state)
     resumed.start()
     assert resumed.wait(timeout=60) == "budget"
-    delivered = [e for e in read_log(folder / "events.jsonl").events if e.get("action") == "note_delivered"]
-    assert [e["text"] for e in delivered] == ["use BLOCK=2048"]
+    events = read_log(folder / "events.jsonl").events
+    delivered = [e for e in events if e.kind == "human" and e.action == "note_delivered"]
+    assert [e.text for e in delivered] == ["use BLOCK=2048"]
     assert "use BLOCK=2048" in resumed.state.conversation.messages[0].content[-1].text
 
 
@@ -194,11 +195,11 @@ def test_an_edit_saved_outside_is_recorded_with_its_diff(make_loop, task):  # no
     loop.start(paused=True)
     loop.take_over()
     loop.step()
-    rec.wait_for(lambda e: e["kind"] == "human" and e.get("action") == "takeover")
+    rec.wait_for(lambda e: e.kind == "human" and e.action == "takeover")
     source = task.expert_path.read_text()
     (loop.work / "solution.py").write_text(source)  # an editor outside the app saved it
     loop.human_edit(source)
-    edit = next(e for e in rec.events if e.get("action") == "edit")
-    assert "+@triton.jit" in edit["diff"]
+    edit = next(e for e in rec.events if e.kind == "human" and e.action == "edit")
+    assert "+@triton.jit" in edit.diff
     loop.stop()
     assert loop.wait(timeout=30) == "interrupted"

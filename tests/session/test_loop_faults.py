@@ -14,6 +14,7 @@ from pathlib import Path
 from session_helpers import Recorder, make_loop, task  # noqa: F401
 
 from workbench.agent.scripted import ScriptedTurn
+from workbench.session.events import Event, event_to_dict
 from workbench.session.log import read_log
 from workbench.session.loop import LoopState
 
@@ -35,16 +36,16 @@ def turns(n: int) -> list[ScriptedTurn]:
 def test_a_front_end_that_fails_ends_the_session_with_the_reason(make_loop):  # noqa: F811
     seen = Recorder()
 
-    def printer(event: dict) -> None:
+    def printer(event: Event) -> None:
         seen(event)
-        if event["kind"] == "turn_end":
+        if event.kind == "turn_end":
             raise BrokenPipeError(32, "Broken pipe")  # what print() raises once `| head -1` has gone
 
     loop, folder, _ = make_loop(turns(5), recorder=printer)  # type: ignore[arg-type]
     loop.start()
     assert loop.wait(timeout=60) == "error"
     assert loop.status == LoopState.FINISHED and "front end failed" in (loop.failure or "")
-    kinds = [e["kind"] for e in read_log(folder / "events.jsonl").events]
+    kinds = [e.kind for e in read_log(folder / "events.jsonl").events]
     assert kinds[-2:] == ["error", "session_end"] and kinds.count("turn_end") == 1  # it stopped at once
     assert seen.kinds().count("turn_end") == 1  # and told the broken front end nothing more
 
@@ -54,11 +55,11 @@ def test_a_full_disk_ends_the_session_instead_of_killing_its_worker(make_loop): 
     original = loop.log.append
     full = threading.Event()
 
-    def append(kind: str, turn: int, **fields):
+    def append(event):
         if full.is_set():
             raise OSError(errno.ENOSPC, "No space left on device")
-        event = original(kind, turn, **fields)
-        if kind == "turn_end":
+        event = original(event)
+        if event.kind == "turn_end":
             full.set()  # every write after the first turn fails, as on a disk that filled
         return event
 
@@ -68,7 +69,7 @@ def test_a_full_disk_ends_the_session_instead_of_killing_its_worker(make_loop): 
     assert loop.wait(timeout=60) == "error"
     assert time.monotonic() - started < 60 and "No space left on device" in (loop.failure or "")
     events = read_log(folder / "events.jsonl").events
-    assert events[-1]["kind"] == "turn_end"  # what was written before the disk filled is whole
+    assert events[-1].kind == "turn_end"  # what was written before the disk filled is whole
 
 
 def test_a_worker_that_is_gone_without_finishing_reads_as_an_error(make_loop):  # noqa: F811
@@ -107,7 +108,7 @@ def test_the_wall_clock_limit_cuts_a_model_stream_that_never_ends(make_loop):  #
     loop.start()
     assert loop.wait(timeout=60) == "budget"
     assert time.monotonic() - started < 15
-    kinds = [e["kind"] for e in read_log(folder / "events.jsonl").events]
+    kinds = [e.kind for e in read_log(folder / "events.jsonl").events]
     assert kinds[-1] == "session_end" and "turn_end" not in kinds
 
 
@@ -139,7 +140,7 @@ def test_a_priced_model_whose_server_sends_no_usage_costs_unknown_not_zero(make_
     loop.start()
     assert loop.wait(timeout=60) == "budget"
     end = rec.events[-1]
-    assert end["kind"] == "session_end" and end["cost"] is None and end["unmetered"] == 2
+    assert end.kind == "session_end" and end.cost is None and end.unmetered == 2
     printed = __import__("io").StringIO()
     TurnPrinter(2, printed)(end)
     assert "cost unknown (2 responses without usage)" in printed.getvalue() and "$0.00" not in printed.getvalue()
@@ -161,9 +162,9 @@ def test_a_turn_cut_short_is_discarded_from_the_conversation_but_not_from_the_bi
            "stop_reason": "end_turn", "usage": {"input_tokens": 1000, "output_tokens": 500, "cache_read_tokens": 0,
            "cache_write_tokens": 0}, "model": "m", "latency_s": 1.0, "retries": 0, "cost": 0.25}  # fmt: skip
     events = read_log(folder / "events.jsonl").events
-    paid_before = sum(e["usage"]["output_tokens"] for e in events if e["kind"] == "model_response")
-    ends = [e for e in events if e["kind"] != "session_end"]  # as if the kill came before the end
-    (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in [*ends, cut]))
+    paid_before = sum(e.usage["output_tokens"] for e in events if e.kind == "model_response")
+    ends = [e for e in events if e.kind != "session_end"]  # as if the kill came before the end
+    (folder / "events.jsonl").write_text("".join(json.dumps(line) + "\n" for line in [*map(event_to_dict, ends), cut]))
     for _ in range(2):  # the discard is remembered by the next resume too
         writer, point = claim_resume(folder)
         assert point.state.turn == 1 and point.state.discarded_responses == 1

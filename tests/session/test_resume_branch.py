@@ -65,13 +65,13 @@ def test_kill_resume_replay_and_branch(tmp_path):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     (killed,) = sessions.iterdir()
-    assert not any(e["kind"] == "session_end" for e in read_log(killed / "events.jsonl").events)
+    assert not any(e.kind == "session_end" for e in read_log(killed / "events.jsonl").events)
 
     resumed = workbench("resume", str(killed), "--script", str(script), sessions=sessions)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "resuming" in resumed.stdout and "session ended: submitted" in resumed.stdout
     events = effective(read_log(killed / "events.jsonl").events)
-    assert events[-1]["kind"] == "session_end" and events[-1]["reason"] == "submitted"
+    assert events[-1].kind == "session_end" and events[-1].reason == "submitted"
     assert conversation(killed) == conversation(reference)  # the same conversation as a run never killed
     assert (killed / "work" / "solution.py").read_text() == (reference / "work" / "solution.py").read_text()
 
@@ -82,9 +82,9 @@ def test_kill_resume_replay_and_branch(tmp_path):
     assert branched.returncode == 0, branched.stdout + branched.stderr
     (branch,) = (tmp_path / "b").iterdir()
     branch_events = read_log(branch / "events.jsonl").events
-    assert branch_events[0]["parent"] == {"session": str(reference), "turn": 2}
-    inherited = [e for e in branch_events if e.get("inherited")]
-    assert [e["turn"] for e in inherited if e["kind"] == "turn_end"] == [1, 2]
+    assert branch_events[0].parent == {"session": str(reference), "turn": 2}
+    inherited = [e for e in branch_events if e.inherited]
+    assert [e.turn for e in inherited if e.kind == "turn_end"] == [1, 2]
     first_two = rebuild(complete_prefix(read_log(reference / "events.jsonl").events, up_to_turn=2))
     branch_two = rebuild(complete_prefix(branch_events, up_to_turn=2))
     assert [m.to_dict() for m in branch_two.conversation.messages] == [

@@ -8,6 +8,7 @@ import json
 from session_helpers import Recorder, make_loop, task  # noqa: F401
 
 from workbench.agent.scripted import ScriptedProvider, ScriptedTurn
+from workbench.session.events import event_to_dict
 from workbench.session.history import complete_prefix, rebuild
 from workbench.session.log import read_log
 from workbench.session.loop import Limits
@@ -36,9 +37,9 @@ def test_a_cut_turn_that_changed_large_and_binary_files_is_undone_on_resume(make
     assert not (work / "big.py").exists() and (work / "table.bin").read_bytes() == b"broken"
     events = read_log(folder / "events.jsonl").events
     # a kill during turn 2's end: its turn_end (and what follows) never written
-    second_end = next(e for e in events if e["kind"] == "turn_end" and e["turn"] == 2)
-    kept = [e for e in events if e["seq"] < second_end["seq"]]
-    (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in kept))
+    second_end = next(e for e in events if e.kind == "turn_end" and e.turn == 2)
+    kept = [e for e in events if e.seq < second_end.seq]
+    (folder / "events.jsonl").write_text("".join(json.dumps(event_to_dict(e)) + "\n" for e in kept))
     writer, point = claim_resume(folder)
     assert point.state.turn == 1 and set(point.state.blobs) == {"big.py", "table.bin"}
     reopen(folder, point, ScriptedProvider([]), writer).close()

@@ -113,10 +113,10 @@ def test_two_resumes_at_once_one_runs_and_the_log_stays_one_session(killed_sessi
     codes = sorted(p.returncode for p in procs)
     assert codes == [0, 2], outs  # the second is refused: busy, or (when it came late) already submitted
     events = read_log(killed_session / "events.jsonl").events
-    seqs = [e["seq"] for e in events]
+    seqs = [e.seq for e in events]
     assert len(seqs) == len(set(seqs)) and seqs == sorted(seqs)
-    assert sum(e["kind"] == "session_resumed" for e in events) == 1
-    assert sum(e["kind"] == "session_end" for e in events) == 1
+    assert sum(e.kind == "session_resumed" for e in events) == 1
+    assert sum(e.kind == "session_end" for e in events) == 1
 
 
 class CountingJudge(ScriptedProvider):

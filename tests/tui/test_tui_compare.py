@@ -9,6 +9,7 @@ from conftest import REPO
 from textual.widgets import DataTable
 from tui_helpers import EXAMPLES, GUIDED, UNGUIDED, app_test, wait_until
 
+from workbench.session.events import EvalResult, Submission
 from workbench.session.log import read_log
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.compare_screen import CompareScreen
@@ -61,10 +62,10 @@ async def test_compare_from_home_shows_both_conditions_untimed_and_moves_both_tr
         assert screen.cursor == 6 and screen.diff_text == ""  # the final solutions are the same
         a, b = screen.transcripts
         await pilot.press("home")
-        assert {e["turn"] for e in a.shown} == {e["turn"] for e in b.shown} == {0}
+        assert {e.turn for e in a.shown} == {e.turn for e in b.shown} == {0}
         await pilot.press("right", "right")
         assert screen.cursor == 2
-        assert max(e["turn"] for e in a.shown) == max(e["turn"] for e in b.shown) == 2
+        assert max(e.turn for e in a.shown) == max(e.turn for e in b.shown) == 2
         removed = [line for line in screen.diff_text.splitlines() if line.startswith("-") and "/ BLOCK + eps" in line]
         added = [line for line in screen.diff_text.splitlines() if line.startswith("+") and "n_cols)" in line]
         assert removed and added
@@ -94,11 +95,12 @@ def test_the_plot_is_untimed_for_interpret_sessions_and_marks_submissions():
 
 
 def test_the_plot_draws_the_best_correct_speedup_so_far():
-    def result(turn, kind, correct, speedup):
-        return {"turn": turn, "kind": kind, "result": {"correct": correct, "speedup_geomean": speedup}}
+    def result(correct, speedup):
+        return {"correct": correct, "speedup_geomean": speedup}
 
-    events = [result(1, "eval_result", True, 1.0), result(2, "eval_result", False, 9.0),
-              result(3, "submission", True, 2.0)]  # fmt: skip
+    events = [EvalResult(turn=1, by="agent", summary="", result=result(True, 1.0)),
+              EvalResult(turn=2, by="agent", summary="", result=result(False, 9.0)),
+              Submission(turn=3, by="agent", final=True, summary="", result=result(True, 2.0))]  # fmt: skip
     curve = speedup_curve(events)
     assert curve.timed and [m.best for m in curve.marks] == [1.0, 1.0, 2.0]
     text = SpeedupPlot([("t", curve)]).plain(40)
@@ -138,8 +140,8 @@ async def test_branching_a_replay_at_turn_two_opens_a_live_session_with_two_inhe
         await pilot.press("escape")
     app.wait_closed()
     events = read_log(folder / "events.jsonl").events
-    assert events[0]["parent"] == {"session": str(parent), "turn": 2}
-    assert [e["turn"] for e in events if e["kind"] == "turn_end" and e.get("inherited")] == [1, 2]
+    assert events[0].parent == {"session": str(parent), "turn": 2}
+    assert [e.turn for e in events if e.kind == "turn_end" and e.inherited] == [1, 2]
     assert "/ BLOCK + eps" in (folder / "work" / "solution.py").read_text()
 
 

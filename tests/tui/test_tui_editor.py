@@ -25,11 +25,11 @@ def app(fixture_root, tmp_path, monkeypatch):
 
 
 def evals_by_human(screen):
-    return [e for e in screen.transcript.shown if e["kind"] == "eval_result" and e["by"] == "human"]
+    return [e for e in screen.transcript.shown if e.kind == "eval_result" and e.by == "human"]
 
 
 def edits(screen):
-    return [e for e in screen.transcript.shown if e["kind"] == "human" and e["action"] == "edit"]
+    return [e for e in screen.transcript.shown if e.kind == "human" and e.action == "edit"]
 
 
 async def taken_over(pilot, app) -> LiveScreen:
@@ -50,7 +50,7 @@ async def test_ctrl_e_opens_editor_and_its_save_is_recorded_and_evaluated(app):
         assert screen.query_one("#editor", TextArea).text == SAVED_IN_EDITOR
         assert len(edits(screen)) == 1
         assert (screen.loop.work / "solution.py").read_text() == SAVED_IN_EDITOR
-        assert screen.progress.last_eval is not None and screen.progress.last_eval["by"] == "human"
+        assert screen.progress.last_eval is not None and screen.progress.last_eval.by == "human"
 
         # a save by anything else is seen by the watcher
         (screen.loop.work / "solution.py").write_text(SAVED_BY_A_SHELL)

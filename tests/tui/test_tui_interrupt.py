@@ -39,22 +39,22 @@ async def test_interrupt_the_stream_then_take_over_and_submit(app):
         await wait_until(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.is_mounted)
         screen = app.screen
         assert isinstance(screen, LiveScreen)
-        await wait_until(pilot, lambda: any(e["kind"] == "model_request" for e in screen.transcript.shown),
+        await wait_until(pilot, lambda: any(e.kind == "model_request" for e in screen.transcript.shown),
                          what="the first request")  # fmt: skip
         await pilot.press("i")
         await wait_until(pilot, lambda: screen.loop.status == LoopState.PAUSED, what="the pause after the interrupt")
         folder = screen.live.folder
         events = read_log(folder / "events.jsonl").events
-        interrupt = next(e for e in events if e["kind"] == "interrupt")
-        assert interrupt["during"] == "model" and not any(e["kind"] == "turn_end" for e in events)
+        interrupt = next(e for e in events if e.kind == "interrupt")
+        assert interrupt.during == "model" and not any(e.kind == "turn_end" for e in events)
 
         await pilot.press("t")
         await wait_until(pilot, lambda: screen.loop.status == LoopState.TAKEN_OVER, what="the takeover")
         await pilot.press("escape")
         await pilot.press("u")
-        await wait_until(pilot, lambda: any(e["kind"] == "submission" for e in screen.transcript.shown),
+        await wait_until(pilot, lambda: any(e.kind == "submission" for e in screen.transcript.shown),
                          what="the person's submission", timeout=120)  # fmt: skip
     app.wait_closed()
-    submissions = [e for e in read_log(folder / "events.jsonl").events if e["kind"] == "submission"]
-    assert [s["by"] for s in submissions] == ["human"]
-    assert not submissions[0]["result"]["correct"]  # the template raises NotImplementedError
+    submissions = [e for e in read_log(folder / "events.jsonl").events if e.kind == "submission"]
+    assert [s.by for s in submissions] == ["human"]
+    assert not submissions[0].result["correct"]  # the template raises NotImplementedError

@@ -24,7 +24,7 @@ def app(fixture_root, tmp_path, monkeypatch):
 
 
 def human_actions(screen):
-    return [e.get("action") for e in screen.transcript.shown if e["kind"] == "human"]
+    return [e.action for e in screen.transcript.shown if e.kind == "human"]
 
 
 def turns(screen):
@@ -70,7 +70,7 @@ async def test_a_live_scripted_session_under_the_persons_control(app, tmp_path):
         editor.insert(EDIT, (0, 0))
         await pilot.press("escape")  # out of the editor: the screen's keys work again
         await pilot.press("e")
-        await wait_until(pilot, lambda: any(e["kind"] == "eval_result" and e["by"] == "human"
+        await wait_until(pilot, lambda: any(e.kind == "eval_result" and e.by == "human"
                                             for e in screen.transcript.shown), what="the person's eval")  # fmt: skip
         assert human_actions(screen)[-2:] == ["edit", "evaluate"]
         work = screen.live.folder / "work" / "solution.py"
@@ -84,6 +84,6 @@ async def test_a_live_scripted_session_under_the_persons_control(app, tmp_path):
         folder = screen.live.folder
     app.wait_closed()
     events = read_log(folder / "events.jsonl").events
-    handback = next(e for e in events if e.get("action") == "handback")
-    assert "+# tuned by a person" in handback["text_for_agent"]
-    assert events[-1]["kind"] == "session_end"
+    handback = next(e for e in events if e.kind == "human" and e.action == "handback")
+    assert "+# tuned by a person" in handback.text_for_agent
+    assert events[-1].kind == "session_end"

@@ -39,7 +39,7 @@ async def test_the_form_sets_model_budget_and_base_url(app):
         await pilot.click("#start")
         await wait_until(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.is_mounted)
         start = read_log(app.screen.live.folder / "events.jsonl").start
-        assert (start["budget"], start["model"], start["base_url"]) == (7, "script-v2", "http://127.0.0.1:9/v1")
+        assert (start.budget, start.model, start.base_url) == (7, "script-v2", "http://127.0.0.1:9/v1")
         app.screen.loop.stop()
     app.wait_closed()
 

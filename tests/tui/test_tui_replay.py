@@ -5,11 +5,12 @@ from conftest import REPO
 from textual.widgets import DataTable, Markdown, TabbedContent, TextArea
 from tui_helpers import GUIDED, UNGUIDED, app_test, wait_until
 
+from workbench.session.history import rebuild
 from workbench.session.log import read_log
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.home import HomeScreen
 from workbench.tui.replay_screen import ReplayScreen
-from workbench.tui.timeline import fold, up_to_turn
+from workbench.tui.timeline import up_to_turn
 
 
 @pytest.fixture
@@ -19,7 +20,7 @@ def project_root(monkeypatch):
 
 
 def solution_at(folder, turn):
-    return fold(up_to_turn(read_log(folder / "events.jsonl").events, turn)).solution
+    return rebuild(up_to_turn(read_log(folder / "events.jsonl").events, turn)).solution
 
 
 async def open_from_home(pilot, app, folder):
@@ -46,11 +47,11 @@ async def test_replay_moves_across_turns_and_the_editor_shows_that_turns_solutio
         await pilot.press("right", "right")
         assert screen.cursor == 2 and editor.text == solution_at(GUIDED, 2)
         assert "rmsnorm_kernel" in editor.text and "/ BLOCK + eps" in editor.text
-        assert screen.progress.last_eval is not None and not screen.progress.last_eval["result"]["correct"]
+        assert screen.progress.last_eval is not None and not screen.progress.last_eval.result["correct"]
         await pilot.press("right_square_bracket")
         assert screen.cursor == 3 and "/ n_cols + eps" in editor.text
-        assert screen.progress.last_eval["result"]["correct"]
-        assert max(e["turn"] for e in screen.transcript.shown) == 3
+        assert screen.progress.last_eval.result["correct"]
+        assert max(e.turn for e in screen.transcript.shown) == 3
         await pilot.press("left_square_bracket", "left")
         assert screen.cursor == 1 and editor.text == solution_at(GUIDED, 1)
         await pilot.press("end")

@@ -38,12 +38,13 @@ def load_script(path: Path) -> list[ScriptedTurn]:
     or a session folder / events.jsonl, whose model responses are played back in order."""
     events_path = path / "events.jsonl" if path.is_dir() else path
     if events_path.name == "events.jsonl":
+        from workbench.session.events import ModelResponse
         from workbench.session.log import read_log
 
         return [
-            ScriptedTurn(e["content"], e.get("stop_reason"), e.get("usage"))
+            ScriptedTurn(e.content, e.stop_reason, e.usage)
             for e in read_log(events_path).events
-            if e["kind"] == "model_response"
+            if isinstance(e, ModelResponse)
         ]
     try:
         raw = json.loads(path.read_text())

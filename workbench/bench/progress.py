@@ -7,7 +7,7 @@ import threading
 import time
 from typing import TextIO
 
-from workbench.session.log import Event
+from workbench.session.events import Event, SessionEnd, TurnEnd
 
 
 class Progress:
@@ -73,5 +73,5 @@ class LoopWatcher:
         self.progress, self.key = progress, key
 
     def __call__(self, event: Event) -> None:
-        if event["kind"] in ("turn_end", "session_end"):
-            self.progress.cost_seen(self.key, event.get("cost"))
+        if isinstance(event, (TurnEnd, SessionEnd)):
+            self.progress.cost_seen(self.key, event.cost)

@@ -16,7 +16,9 @@ from workbench.bench.plan import condition_name
 from workbench.harness.result import EvalResult
 from workbench.judge import Judgement, read_judgements
 from workbench.score import Baseline, ScoreError, task_score
-from workbench.session.history import effective
+from workbench.session.events import ModelResponse, SessionEnd, correct_speedup
+from workbench.session.events import Submission as SubmissionEvent
+from workbench.session.history import complete_turns, effective
 from workbench.session.log import LogError, read_log
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
@@ -78,8 +80,7 @@ class SessionRecord:
 
 def _speedup(result: dict[str, Any], baseline: Baseline | None) -> float | None:
     if baseline is None:
-        value = result.get("speedup_geomean")
-        return float(value) if isinstance(value, (int, float)) else None
+        return correct_speedup(result)
     try:
         return task_score(EvalResult.from_dict(result), baseline).speedup
     except ScoreError as exc:
@@ -90,32 +91,28 @@ def _speedup(result: dict[str, Any], baseline: Baseline | None) -> float | None:
 
 def read_record(folder: Path) -> SessionRecord:
     """The record of one session folder (holding events.jsonl)."""
-    events = read_log(folder / "events.jsonl").events
-    start, live = events[0], effective(events)
-    ends = [e for e in live if e["kind"] == "session_end"]
-    responses = [e for e in live if e["kind"] == "model_response"]
-    usage = {name: sum(int(e["usage"].get(name, 0)) for e in responses) for name in USAGE_FIELDS}
-    costs = [e["cost"] for e in responses if e.get("cost") is not None]
+    contents = read_log(folder / "events.jsonl")
+    start, events, live = contents.start, contents.events, effective(contents.events)
+    ends = [e for e in live if isinstance(e, SessionEnd)]
+    responses = [e for e in live if isinstance(e, ModelResponse)]
+    usage = {name: sum(int(e.usage.get(name, 0)) for e in responses) for name in USAGE_FIELDS}
+    costs = [e.cost for e in responses if e.cost is not None]
     seed = _SEED.search(folder.parent.name)
     judgements = read_judgements(live)
     return SessionRecord(
         folder=folder,
-        task=start["task"],
-        model=f"{start['provider']}:{start['model']}",
-        condition=condition_name(start["levels"]),
+        task=start.task,
+        model=f"{start.provider}:{start.model}",
+        condition=condition_name(start.levels),
         seed=int(seed.group(1)) if seed else None,
-        mode=start["mode"],
-        end_reason=ends[-1]["reason"] if ends else None,
-        turns=max((e["turn"] for e in live if e["kind"] == "turn_end"), default=0),
-        submissions=[
-            Submission(e["turn"], bool(e["result"].get("correct")), e["result"])
-            for e in live
-            if e["kind"] == "submission"
-        ],
+        mode=start.mode,
+        end_reason=ends[-1].reason if ends else None,
+        turns=complete_turns(live),
+        submissions=[Submission(e.turn, e.correct, e.result) for e in live if isinstance(e, SubmissionEvent)],
         usage=usage,
         cost=sum(costs) if costs else None,
         judgement=judgements[-1] if judgements else None,
-        discarded_responses=sum(1 for e in events if e["kind"] == "model_response") - len(responses),
+        discarded_responses=sum(1 for e in events if isinstance(e, ModelResponse)) - len(responses),
     )
 
 

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from workbench.agent.provider import Provider
 from workbench.bench.plan import BenchPlan, ModelSpec, SessionSpec
+from workbench.session.events import Event, SessionEnd
 from workbench.session.history import effective, rebuild
-from workbench.session.log import Event, LogError, SessionLog
+from workbench.session.log import LogError, SessionLog
 from workbench.session.loop import AgentLoop, Limits, LoopCallbacks
 from workbench.session.store import SessionSetup, build_loop, claim_resume, create_session, load_session, reopen
 from workbench.tasks import load_task
@@ -48,17 +49,16 @@ class OpenedSession:
 
     def outcome(self, reason: str | None) -> SessionOutcome:
         state = self.loop.state
-        cost = state.cost if state.cost_known and not state.unmetered else None  # unknown, not low
-        return SessionOutcome(self.spec.key, reason, state.correct_submissions > 0, state.turn, cost,
+        return SessionOutcome(self.spec.key, reason, state.correct_submissions > 0, state.turn, state.known_cost,
                               self.resumed_from)  # fmt: skip
 
 
 def end_reason(events: list[Event]) -> str | None:
     """The reason of the session's end as resume sees it; None while it can go on (never ended, or
     stopped with `interrupted`)."""
-    ends = [e for e in effective(events) if e["kind"] == "session_end"]
-    if ends and ends[-1]["reason"] != "interrupted":
-        return str(ends[-1]["reason"])
+    ends = [e for e in effective(events) if isinstance(e, SessionEnd)]
+    if ends and ends[-1].reason != "interrupted":
+        return ends[-1].reason
     return None
 
 

@@ -10,8 +10,22 @@ from pathlib import Path
 
 from workbench.agent.provider import Provider
 from workbench.cli.session_args import SessionUsageError, levels_of, make_provider
+from workbench.session.events import (
+    Error,
+    Event,
+    Human,
+    Interrupt,
+    ModelResponse,
+    SessionEnd,
+    SessionResumed,
+    SessionStart,
+    Submission,
+    ToolCall,
+    ToolResult,
+    event_to_dict,
+)
 from workbench.session.headless import TurnPrinter, run_headless
-from workbench.session.history import complete_prefix, effective, rebuild
+from workbench.session.history import complete_prefix, complete_turns, effective, rebuild
 from workbench.session.log import LogError, SessionLog
 from workbench.session.loop import Limits, LoopCallbacks
 from workbench.session.store import (
@@ -68,7 +82,7 @@ def _drive(setup: SessionSetup, folder: Path, log: SessionLog, state: object) ->
     return _finish(reason, loop.state.correct_submissions)
 
 
-def _open(folder: Path) -> tuple[list[dict], dict, bool]:
+def _open(folder: Path) -> tuple[list[Event], SessionStart, bool]:
     try:
         return load_session(folder)
     except LogError as exc:
@@ -84,9 +98,8 @@ def resume(args: argparse.Namespace) -> int:
     with writer.released_on_error():
         start, state = point.start, point.state
         provider = _provider_for(args, start, state.responses)
-        limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
-        setup = SessionSetup(task_of(start), set(start["levels"]), provider, limits, start["mode"],
-                             start.get("base_url"))  # fmt: skip
+        limits = Limits(start.budget, start.wall_clock_s, start.cost_limit_usd)
+        setup = SessionSetup(task_of(start), set(start.levels), provider, limits, start.mode, start.base_url)
     log = reopen(folder, point, provider, writer)
     note = " (a torn last line from a kill was dropped)" if point.torn else ""
     print(f"resuming {folder} after turn {state.turn}{note}", flush=True)
@@ -97,16 +110,16 @@ def branch(args: argparse.Namespace) -> int:
     parent: Path = args.session
     events, start, _ = _open(parent)
     live = effective(events)
-    turns = max((e["turn"] for e in live if e["kind"] == "turn_end"), default=0)
+    turns = complete_turns(live)
     if not 0 <= args.turn <= turns:
         raise SessionUsageError(f"{parent.name} has {turns} complete turns; --turn must be 0..{turns}")
     history = complete_prefix(live, up_to_turn=args.turn)
-    responses = sum(1 for e in history if e["kind"] == "model_response")
+    responses = sum(1 for e in history if isinstance(e, ModelResponse))
     task = task_of(start)
-    levels = levels_of(args.guided) if args.guided else set(start["levels"])
+    levels = levels_of(args.guided) if args.guided else set(start.levels)
     provider = _provider_for(args, start, responses)
-    limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
-    setup = SessionSetup(task, levels, provider, limits, start["mode"], args.base_url or start.get("base_url"))
+    limits = Limits(start.budget, start.wall_clock_s, start.cost_limit_usd)
+    setup = SessionSetup(task, levels, provider, limits, start.mode, args.base_url or start.base_url)
     root = args.sessions or parent.resolve().parent
     folder, log = create_session(setup, root, history, parent={"session": str(parent), "turn": args.turn})
     print(f"session {folder} (branched from {parent.name} at turn {args.turn})", flush=True)
@@ -114,25 +127,25 @@ def branch(args: argparse.Namespace) -> int:
     return _drive(setup, folder, log, state)
 
 
-def _provider_for(args: argparse.Namespace, start: dict, played: int) -> Provider:
+def _provider_for(args: argparse.Namespace, start: SessionStart, played: int) -> Provider:
     """The session's provider and model unless the command names others; a scripted one skips the
     responses already played."""
-    name, model, base_url = args.provider or start["provider"], args.model or start["model"], args.base_url
-    return make_provider(name, model, base_url or start.get("base_url"), _script(args, start), start_at=played)
+    name, model, base_url = args.provider or start.provider, args.model or start.model, args.base_url
+    return make_provider(name, model, base_url or start.base_url, _script(args, start), start_at=played)
 
 
-def _script(args: argparse.Namespace, start: dict) -> Path | None:
+def _script(args: argparse.Namespace, start: SessionStart) -> Path | None:
     """--script, else the script the session was started with (when it still exists)."""
-    if args.script is not None or (args.provider or start["provider"]) != "scripted":
+    if args.script is not None or (args.provider or start.provider) != "scripted":
         return args.script
-    recorded = start.get("script")
+    recorded = start.script
     return Path(recorded) if recorded and Path(recorded).exists() else None
 
 
 def replay(args: argparse.Namespace) -> int:
     events, start, torn = _open(args.session)
-    print(f"{start['session_id']}: task {start['task']}, levels {start['levels'] or 'none'}, "
-          f"{start['provider']}/{start['model']}{' (scripted)' if start.get('scripted') else ''}")  # fmt: skip
+    print(f"{start.session_id}: task {start.task}, levels {start.levels or 'none'}, "
+          f"{start.provider}/{start.model}{' (scripted)' if start.scripted else ''}")  # fmt: skip
     for event in effective(events):
         line = _describe(event)
         if line:
@@ -142,17 +155,18 @@ def replay(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _describe(event: dict) -> str | None:
-    kind, turn = event["kind"], event["turn"]
-    if kind == "model_response":
-        text = " ".join(b.get("text", "") for b in event["content"] if b["type"] == "text").strip()
+def _describe(event: Event) -> str | None:
+    turn = event.turn
+    if isinstance(event, ModelResponse):
+        text = " ".join(b.get("text", "") for b in event.content if b["type"] == "text").strip()
         return f"[{turn:>3}] agent: {text[:300]}" if text else None
-    if kind == "tool_call":
-        return f"[{turn:>3}] {event['name']}({json.dumps(event['input'])[:200]})"
-    if kind == "tool_result":
-        first = event["text"].strip().splitlines()[:1]
-        return f"[{turn:>3}]   -> {'ERROR ' if event['is_error'] else ''}{first[0][:200] if first else ''}"
-    if kind in ("human", "interrupt", "error", "session_end", "session_resumed", "submission"):
-        details = {k: v for k, v in event.items() if k not in ("seq", "time", "turn", "kind", "result", "diff")}
-        return f"[{turn:>3}] {kind}: {json.dumps(details)[:300]}"
+    if isinstance(event, ToolCall):
+        return f"[{turn:>3}] {event.name}({json.dumps(event.input)[:200]})"
+    if isinstance(event, ToolResult):
+        first = event.text.strip().splitlines()[:1]
+        return f"[{turn:>3}]   -> {'ERROR ' if event.is_error else ''}{first[0][:200] if first else ''}"
+    if isinstance(event, (Human, Interrupt, Error, SessionEnd, SessionResumed, Submission)):
+        fields = event_to_dict(event)
+        details = {k: v for k, v in fields.items() if k not in ("seq", "time", "turn", "kind", "result", "diff")}
+        return f"[{turn:>3}] {event.kind}: {json.dumps(details)[:300]}"
     return None

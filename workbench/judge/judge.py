@@ -17,8 +17,10 @@ from workbench.guidance import GuidanceItem, load_guidance
 from workbench.judge.prompt import JudgePrompt, build_prompt
 from workbench.judge.result import DESIGN_FILE, LEVELS, PARTS, SOLUTION_FILE, Judgement, LevelScore
 from workbench.judge.validate import CheckedAnswer, check_answer
-from workbench.session.history import complete_prefix, effective, rebuild
-from workbench.session.log import Event, LogError, SessionLog, read_log
+from workbench.session import events
+from workbench.session.events import Event
+from workbench.session.history import complete_prefix, complete_turns, effective, rebuild
+from workbench.session.log import LogError, SessionLog, read_log
 from workbench.session.writer import SessionBusy, Writer
 from workbench.tasks import Task, TaskFormatError, load_task
 
@@ -154,16 +156,16 @@ def _judge_held(session_folder: Path, provider: Provider, turn: int | None, root
         raise JudgeUsageError(str(exc)) from None
     live = effective(contents.events)
     if turn is not None:
-        turns = max((e["turn"] for e in live if e["kind"] == "turn_end"), default=0)
+        turns = complete_turns(live)
         if not 0 <= turn <= turns:
             raise JudgeUsageError(f"{session_folder.name} has {turns} complete turns; --turn must be 0..{turns}")
         live = complete_prefix(live, up_to_turn=turn)
     state = rebuild(live)
     start = contents.start
     try:
-        task = load_task(start["task"], root)
+        task = load_task(start.task, root)
     except TaskFormatError as exc:
-        raise JudgeUsageError(f"the session's task {start['task']!r} cannot be loaded: {exc}") from None
+        raise JudgeUsageError(f"the session's task {start.task!r} cannot be loaded: {exc}") from None
     solution = state.files.get(SOLUTION_FILE)
     if solution is None:
         raise JudgeUsageError(f"{session_folder.name} has no {SOLUTION_FILE} to judge")
@@ -171,24 +173,29 @@ def _judge_held(session_folder: Path, provider: Provider, turn: int | None, root
                          state.files.get(DESIGN_FILE))  # fmt: skip
     judgement = judge(inputs, provider)
     judgement.session = session_folder.name
-    judgement.turn = turn if turn is not None else state.turn
-    _append(path, contents.events[-1]["seq"] + 1, judgement, writer)
+    judgement.turn = judged_turn = turn if turn is not None else state.turn
+    _append(path, contents.events[-1].seq + 1, judgement_event(judgement, judged_turn), writer)
     return judgement
 
 
-def _append(path: Path, next_seq: int, judgement: Judgement, writer: Writer) -> None:
+def _append(path: Path, next_seq: int, event: events.Judgement, writer: Writer) -> None:
     from workbench.session.store import repair_log
 
     repair_log(path)  # a torn last line (a kill mid-write) must not swallow the new event
-    fields = judgement.to_dict()
-    judged_turn = fields.pop("turn")
     log = SessionLog(path, next_seq=next_seq, writer=writer)
     try:
-        log.append("judgement", judged_turn, **fields)
+        log.append(event)
     finally:
         log.close()
 
 
-def read_judgements(events: list[Event]) -> list[Judgement]:
+def judgement_event(judgement: Judgement, turn: int) -> events.Judgement:
+    """The `judgement` event that records a judgement of the session's files at `turn`."""
+    fields = judgement.to_dict()
+    del fields["turn"]  # the event's own
+    return events.Judgement(turn=turn, **fields)
+
+
+def read_judgements(logged: list[Event]) -> list[Judgement]:
     """The judgements recorded in a session's events, oldest first."""
-    return [Judgement.from_dict(e) for e in events if e["kind"] == "judgement"]
+    return [Judgement.from_dict(events.event_to_dict(e)) for e in logged if isinstance(e, events.Judgement)]

@@ -6,7 +6,7 @@ import signal
 import sys
 from typing import Any, TextIO
 
-from workbench.session.log import Event
+from workbench.session.events import Error, EvalResult, Event, Interrupt, ModelRetry, SessionEnd, Submission, TurnEnd
 from workbench.session.loop import AgentLoop
 
 
@@ -19,29 +19,28 @@ class TurnPrinter:
         self._outcome = ""
 
     def __call__(self, event: Event) -> None:
-        kind = event["kind"]
-        if kind in ("eval_result", "submission"):
-            self._outcome = ("submitted: " if kind == "submission" else "") + _verdict(event["result"])
-        elif kind == "interrupt":
-            self._line(f"turn {event['turn']:>3}/{self.budget}  interrupted during the {event['during']}")
-        elif kind == "model_retry":
-            self._line(f"          retry {event['attempt']} in {event['delay_s']:.1f} s: {event['reason']}")
-        elif kind == "error":
-            self._line(f"          error: {event['message']}")
-        elif kind == "turn_end":
-            usage = event["usage"]
-            tools = ",".join(event.get("tools") or []) or "(no tool)"
-            best = f"{event['best_speedup']:.2f}x" if event.get("best_speedup") else "-"
+        if isinstance(event, (EvalResult, Submission)):
+            self._outcome = ("submitted: " if isinstance(event, Submission) else "") + _verdict(event.result)
+        elif isinstance(event, Interrupt):
+            self._line(f"turn {event.turn:>3}/{self.budget}  interrupted during the {event.during}")
+        elif isinstance(event, ModelRetry):
+            self._line(f"          retry {event.attempt} in {event.delay_s:.1f} s: {event.reason}")
+        elif isinstance(event, Error):
+            self._line(f"          error: {event.message}")
+        elif isinstance(event, TurnEnd):
+            usage = event.usage
+            tools = ",".join(event.tools) or "(no tool)"
+            best = f"{event.best_speedup:.2f}x" if event.best_speedup else "-"
             tokens = (f"{usage['input_tokens'] + usage['cache_read_tokens'] + usage['cache_write_tokens']:,} in "
                       f"({usage['cache_read_tokens']:,} cached) / {usage['output_tokens']:,} out")  # fmt: skip
-            self._line(f"turn {event['turn']:>3}/{self.budget}  {tools:22} {self._outcome or '-':28} best {best:8} "
-                       f"{tokens}  {_usd(event['cost'], event.get('unmetered', 0))}")  # fmt: skip
+            self._line(f"turn {event.turn:>3}/{self.budget}  {tools:22} {self._outcome or '-':28} best {best:8} "
+                       f"{tokens}  {_usd(event.cost, event.unmetered)}")  # fmt: skip
             self._outcome = ""
-        elif kind == "session_end":
-            best = f"{event['best_speedup']:.2f}x" if event.get("best_speedup") else "none"
-            cost = _usd(event["cost"], event.get("unmetered", 0))
-            self._line(f"session ended: {event['reason']} after {event['turns']} turns; best correct speedup {best}; "
-                       f"{event['submissions']} submissions; {cost}")  # fmt: skip
+        elif isinstance(event, SessionEnd):
+            best = f"{event.best_speedup:.2f}x" if event.best_speedup else "none"
+            cost = _usd(event.cost, event.unmetered)
+            self._line(f"session ended: {event.reason} after {event.turns} turns; best correct speedup {best}; "
+                       f"{event.submissions} submissions; {cost}")  # fmt: skip
 
     def _line(self, text: str) -> None:
         print(text, file=self.out, flush=True)

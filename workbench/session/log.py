@@ -1,34 +1,36 @@
 """The session log: `events.jsonl`, one event a line, appended, flushed and fsynced per event.
 
-This module is the one place that knows the log's schema. Every event has `seq`, `time`, `turn` and
-`kind`; the first is `session_start` with the schema `version`. A reader tolerates a truncated last
-line (a kill mid-write) and reports it; it refuses a log written by a newer schema.
+This module is the log's file: appending, and reading back with what a kill leaves behind. What a line holds is
+`workbench/session/events.py`'s, the one place that turns events into JSON and back. The first event is
+`session_start`, with the schema `version`. A reader tolerates a truncated last line (a kill mid-write) and
+reports it; it refuses a log written by a newer schema, and a line that is not an event of this schema.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from workbench.session.events import (
+    Event,
+    EventBase,
+    LogError,
+    SessionStart,
+    check_version,
+    event_from_dict,
+    event_to_dict,
+)
 from workbench.session.writer import Writer
 
-SCHEMA_VERSION = 1
-EVENT_KINDS = frozenset(
-    """session_start session_resumed model_request model_response model_retry tool_call tool_result
-    eval_result submission files human interrupt error turn_end session_end judgement""".split()
-)
+__all__ = ["LogContents", "LogError", "SessionLog", "read_log"]  # LogError is raised here and by events.py
 
-
-class LogError(ValueError):
-    """A log that cannot be read: missing, malformed, or from a newer schema."""
-
-
-Event = dict[str, Any]
+E = TypeVar("E", bound=EventBase)
 
 
 class SessionLog:
@@ -46,16 +48,18 @@ class SessionLog:
             self._writer.release()
             raise
 
-    def append(self, kind: str, turn: int, **fields: Any) -> Event:
-        if kind not in EVENT_KINDS:
-            raise ValueError(f"unknown event kind {kind!r}")
+    def append(self, event: E) -> E:
+        """Write `event` as the log's next one, numbered and timed here (whatever seq and time it held): the
+        event as logged is returned."""
+        if not isinstance(event, EventBase):
+            raise TypeError(f"not an event: {event!r}")
         with self._lock:
-            event = {"seq": self._seq, "time": time.time(), "turn": turn, "kind": kind, **fields}
-            self._file.write(json.dumps(event, default=str) + "\n")
+            logged = dataclasses.replace(event, seq=self._seq, time=time.time())
+            self._file.write(json.dumps(event_to_dict(logged), default=str) + "\n")
             self._file.flush()
             os.fsync(self._file.fileno())
             self._seq += 1
-        return event
+        return logged
 
     def close(self) -> None:
         with self._lock:
@@ -65,37 +69,42 @@ class SessionLog:
 
 @dataclass
 class LogContents:
-    events: list[Event] = field(default_factory=list)
+    start: SessionStart
+    events: list[Event] = field(default_factory=list)  # the start first
     truncated_line: str | None = None  # a last line cut short by a kill, dropped
-
-    @property
-    def start(self) -> Event:
-        return self.events[0]
 
 
 def read_log(path: Path) -> LogContents:
     """Every complete event of a log; a torn last line is dropped and reported, a torn line anywhere
-    else or a newer schema is an error."""
+    else, a line that is no event of this schema, or a newer schema is an error."""
     if not path.exists():
         raise LogError(f"{path}: no session log here")
-    contents = LogContents()
     lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    objects: list[Any] = []
+    truncated_line = None
     for number, line in enumerate(lines, 1):
         try:
-            contents.events.append(json.loads(line))
+            objects.append(json.loads(line))
         except json.JSONDecodeError:
             if number == len(lines):
-                contents.truncated_line = line
+                truncated_line = line
                 break
             raise LogError(f"{path}:{number}: not a JSON event") from None
-    if not contents.events or contents.events[0].get("kind") != "session_start":
+    first = objects[0] if objects else None
+    if not isinstance(first, dict) or first.get("kind") != "session_start":
         raise LogError(f"{path}: the first event is not session_start")
-    version = contents.events[0].get("version")
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
-        raise LogError(
-            f"{path}: written by log schema version {version}; this workbench reads up to {SCHEMA_VERSION}"
-            " (upgrade the workbench)"
-        )
-    return contents
+    try:
+        check_version(first.get("version"))  # before any line is read as this schema's: a newer one says so first
+    except LogError as exc:
+        raise LogError(f"{path}: {exc}") from None
+    events = []
+    for number, data in enumerate(objects, 1):
+        try:
+            events.append(event_from_dict(data))
+        except LogError as exc:
+            raise LogError(f"{path}:{number}: {exc}") from None
+    start = events[0]
+    assert isinstance(start, SessionStart)  # its kind was checked above
+    return LogContents(start, events, truncated_line)

@@ -30,8 +30,10 @@ from workbench.agent.conversation import (
 )
 from workbench.agent.provider import Interrupted, Provider, ProviderError
 from workbench.harness import EvalResult
+from workbench.session import events as ev
+from workbench.session.events import Event
 from workbench.session.history import SessionState
-from workbench.session.log import Event, SessionLog
+from workbench.session.log import SessionLog
 from workbench.session.tools import TOOL_SPECS, ToolBox, compact_eval
 from workbench.session.workspace import BlobHashes, apply_files, diff_files, keep_blobs, restore_blobs, text_files
 
@@ -169,7 +171,7 @@ class AgentLoop:
         """A note from the person, delivered to the agent with its next request."""
         with self._cond:
             self._controls.notes.append(text)
-            self._log("human", action="note", text=text)
+            self._log(ev.Human(turn=self.state.turn, action="note", text=text))
 
     def requeue_notes(self, notes: list[str]) -> None:
         """Notes logged before a crash but never delivered (a resumed session passes them on)."""
@@ -197,7 +199,7 @@ class AgentLoop:
                 text += f"\nTheir message: {message}"
             self._controls.take_over = False
             self._record_files()
-            self._log("human", action="handback", diff=diff, text=message, text_for_agent=text)
+            self._log(ev.Human(turn=self.state.turn, action="handback", diff=diff, text=message, text_for_agent=text))
             self.state.conversation.add_user_text(text)
             self._set(LoopState.RUNNING)
             self._cond.notify_all()
@@ -210,14 +212,14 @@ class AgentLoop:
         (self.work / "solution.py").write_text(source)
         diff = "".join(difflib.unified_diff(before.splitlines(True), source.splitlines(True),
                                             "solution.py", "solution.py"))  # fmt: skip
-        self._log("human", action="edit", diff=diff)
+        self._log(ev.Human(turn=self.state.turn, action="edit", diff=diff))
         self._record_files()
 
     def human_evaluate(self, workloads: list[str] | None = None) -> EvalResult:
         self._require_takeover()
         outcome = self.tools.execute("evaluate", {"workloads": workloads} if workloads else {}, threading.Event())
         assert outcome.eval_result is not None or outcome.is_error
-        self._log("human", action="evaluate", text=outcome.text)
+        self._log(ev.Human(turn=self.state.turn, action="evaluate", text=outcome.text))
         if outcome.eval_result is not None:
             self._log_eval(outcome.eval_result, by="human")
         return outcome.eval_result  # type: ignore[return-value]
@@ -226,7 +228,7 @@ class AgentLoop:
         self._require_takeover()
         outcome = self.tools.execute("submit", {"final": False}, threading.Event())
         assert outcome.eval_result is not None
-        self._log("human", action="submit", text=outcome.text)
+        self._log(ev.Human(turn=self.state.turn, action="submit", text=outcome.text))
         self._log_submission(outcome.eval_result, final=False, by="human")
         return outcome.eval_result
 
@@ -266,7 +268,7 @@ class AgentLoop:
         if isinstance(exc, CallbackFailed):
             self.failure = f"the front end failed ({self.failure})"
         try:
-            self._log("error", message=self.failure, traceback=trace)
+            self._log(ev.Error(turn=self.state.turn, message=self.failure, traceback=trace))
         except Exception:  # noqa: BLE001 - the log or the front end is what failed; the end must still happen
             pass
         self._finish("error")
@@ -278,7 +280,7 @@ class AgentLoop:
                     return "interrupted"
                 if self._controls.take_over and self.status != LoopState.TAKEN_OVER:
                     self._takeover_source = self._read_solution()
-                    self._log("human", action="takeover")
+                    self._log(ev.Human(turn=self.state.turn, action="takeover"))
                     self._set(LoopState.TAKEN_OVER)
                 if self.status == LoopState.RUNNING:
                     self._cancel.clear()
@@ -294,7 +296,7 @@ class AgentLoop:
                     self._controls.pause_after_turn = True
             if self._controls.pause_after_turn and not self._controls.stop:
                 self._controls.pause_after_turn = False
-                self._log("human", action="pause")
+                self._log(ev.Human(turn=self.state.turn, action="pause"))
                 self._set(LoopState.PAUSED)
 
     def _limit_reached(self) -> str | None:
@@ -312,34 +314,37 @@ class AgentLoop:
             notes, self._controls.notes = self._controls.notes, []
         for text in notes:
             delivered = f"A note from the person watching: {text}"
-            self._log("human", action="note_delivered", text=text, text_for_agent=delivered)
+            self._log(ev.Human(turn=self.state.turn, action="note_delivered", text=text, text_for_agent=delivered))
             self.state.conversation.add_user_text(delivered)
         request = ModelRequest(self.system, TOOL_SPECS, list(self.state.conversation.messages))
-        self._log("model_request", turn=turn, messages=len(request.messages),
-                  notes_delivered=notes)  # fmt: skip
+        self._log(ev.ModelRequest(turn=turn, messages=len(request.messages), notes_delivered=notes))
         try:
             response = self.provider.complete(request, self.callbacks.on_delta, self._cancel, self._on_retry)
         except Interrupted as exc:
-            self._log("interrupt", turn=turn, during="model", partial_text=exc.partial_text)
+            self._log(ev.Interrupt(turn=turn, during="model", partial_text=exc.partial_text))
             self._cancel.clear()
             return
         except ProviderError as exc:
             spent = getattr(exc, "spent", None)  # attempts that broke off before it gave up were paid for too
-            fields = self._count_spend(self.provider.model, spent.usage, spent.unmetered) if spent else {}
-            self._log("error", turn=turn, message=str(exc), **fields)
+            if spent:
+                cost = self._count_spend(self.provider.model, spent.usage, spent.unmetered)
+                self._log(ev.Error(turn=turn, message=str(exc), cost=cost, spent_usage=vars(spent.usage),
+                                   spent_unmetered=spent.unmetered))  # fmt: skip
+            else:
+                self._log(ev.Error(turn=turn, message=str(exc)))
             with self._cond:
                 self._controls.stop = True  # an unrecoverable provider error ends the session
             self._stop_reason = "error"
             return
         unmetered = int(not response.usage_reported) + response.retried_unmetered
         billed = response.usage.plus(response.retried_usage) if response.usage_reported else response.retried_usage
-        cost = self._count_spend(response.model, billed, unmetered)["cost"]
+        cost = self._count_spend(response.model, billed, unmetered)
         self.state.responses += 1
-        self._log("model_response", turn=turn, content=[b.to_dict() for b in response.content],
-                  stop_reason=response.stop_reason, usage=vars(response.usage), model=response.model,
-                  latency_s=response.latency_s, retries=response.retries, cost=cost,
-                  usage_reported=response.usage_reported, retried_usage=vars(response.retried_usage),
-                  retried_unmetered=response.retried_unmetered)  # fmt: skip
+        self._log(ev.ModelResponse(turn=turn, content=[b.to_dict() for b in response.content],
+                                   stop_reason=response.stop_reason, usage=vars(response.usage), model=response.model,
+                                   latency_s=response.latency_s, retries=response.retries, cost=cost,
+                                   usage_reported=response.usage_reported, retried_usage=vars(response.retried_usage),
+                                   retried_unmetered=response.retried_unmetered))  # fmt: skip
         self.state.conversation.messages.append(response.message())
         results: list[Block] = list(self._run_tools(turn, response.message().tool_uses()))
         user: Message | None = Message("user", results)
@@ -351,9 +356,10 @@ class AgentLoop:
             self.state.conversation.messages.append(user)
         self.state.turn = turn
         changed = self._record_files(turn)
-        self._log("turn_end", turn=turn, user_message=user.to_dict() if user else None, files_changed=changed,
-                  best_speedup=self.state.best_speedup, usage=vars(self.state.usage), cost=self._cost(),
-                  unmetered=self.state.unmetered, tools=[c.name for c in response.message().tool_uses()])  # fmt: skip
+        self._log(ev.TurnEnd(turn=turn, user_message=user.to_dict() if user else None, files_changed=changed,
+                             best_speedup=self.state.best_speedup, usage=dict(vars(self.state.usage)),
+                             cost=self.state.known_cost, unmetered=self.state.unmetered,
+                             tools=[c.name for c in response.message().tool_uses()]))  # fmt: skip
 
     def _run_tools(self, turn: int, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
         results = []
@@ -361,12 +367,12 @@ class AgentLoop:
             if self._cancel.is_set():
                 results.append(ToolResultBlock(call.id, "not run: interrupted by the person", is_error=True))
                 continue
-            self._log("tool_call", turn=turn, id=call.id, name=call.name, input=call.input)
+            self._log(ev.ToolCall(turn=turn, id=call.id, name=call.name, input=call.input))
             outcome = self.tools.execute(call.name, call.input, self._cancel)
             if self._cancel.is_set():
-                self._log("interrupt", turn=turn, during="tool", tool=call.name)
-            self._log("tool_result", turn=turn, id=call.id, name=call.name, text=outcome.text,
-                      is_error=outcome.is_error)  # fmt: skip
+                self._log(ev.Interrupt(turn=turn, during="tool", tool=call.name))
+            self._log(ev.ToolResult(turn=turn, id=call.id, name=call.name, text=outcome.text,
+                                    is_error=outcome.is_error))  # fmt: skip
             if outcome.eval_result is not None:
                 if outcome.submission:
                     self._log_submission(outcome.eval_result, final=outcome.final, by="agent", turn=turn)
@@ -377,21 +383,22 @@ class AgentLoop:
         return results
 
     # -- records -------------------------------------------------------------------------------------
-    def _count_spend(self, model: str, usage: Usage, unmetered: int) -> dict[str, Any]:
-        """Tokens the server billed, into the session's totals; returns the fields that record them in the log. The
-        cost is unknown (None) when nothing of it was reported."""
+    def _count_spend(self, model: str, usage: Usage, unmetered: int) -> float | None:
+        """Tokens the server billed, into the session's totals; returns their cost, unknown (None) when nothing of
+        it was reported."""
         known = any(vars(usage).values())
         cost = self.price(model, usage) if self.price and (known or not unmetered) else None
         self.state.usage.add(usage)
         self.state.cost += cost or 0.0
         self.state.cost_known = self.state.cost_known or cost is not None
         self.state.unmetered += unmetered
-        return {"cost": cost, "spent_usage": vars(usage), "spent_unmetered": unmetered}
+        return cost
 
-    def _log(self, kind: str, turn: int | None = None, **fields: Any) -> Event:
-        event = self.log.append(kind, self.state.turn if turn is None else turn, **fields)
-        self._tell(self.callbacks.on_event, event)
-        return event
+    def _log(self, event: Event) -> Event:
+        """Append the event (the log numbers and times it) and tell the front end."""
+        logged = self.log.append(event)
+        self._tell(self.callbacks.on_event, logged)
+        return logged
 
     def _tell(self, callback: Callable[[Any], None], value: Any) -> None:
         """A front end's callback; once one has failed (stdout closed under `| head`), the others are not called,
@@ -405,18 +412,16 @@ class AgentLoop:
             raise CallbackFailed(str(exc)) from exc
 
     def _log_eval(self, result: EvalResult, by: str, turn: int | None = None) -> None:
-        self._note_best(result)
-        self._log("eval_result", turn=turn, by=by, summary=compact_eval(result), result=_json(result))
+        event = ev.EvalResult(turn=self.state.turn if turn is None else turn, by=by, summary=compact_eval(result),
+                              result=_json(result))  # fmt: skip
+        self.state.note_eval(event)
+        self._log(event)
 
     def _log_submission(self, result: EvalResult, final: bool, by: str, turn: int | None = None) -> None:
-        self._note_best(result)
-        self.state.submissions += 1
-        self.state.correct_submissions += int(result.correct)
-        self._log("submission", turn=turn, by=by, final=final, summary=compact_eval(result), result=_json(result))
-
-    def _note_best(self, result: EvalResult) -> None:
-        if result.correct and result.speedup_geomean:
-            self.state.best_speedup = max(self.state.best_speedup or 0.0, result.speedup_geomean)
+        event = ev.Submission(turn=self.state.turn if turn is None else turn, by=by, final=final,
+                              summary=compact_eval(result), result=_json(result))  # fmt: skip
+        self.state.note_eval(event)
+        self._log(event)
 
     def _record_files(self, turn: int | None = None) -> list[str]:
         now = text_files(self.work)
@@ -428,8 +433,10 @@ class AgentLoop:
         if changed or deleted or blobs_changed or blobs_deleted:
             self.state.files, self.state.blobs = now, blobs
             self.state.blobs_known.update(blobs_changed)
-            extra = {"blobs_changed": blobs_changed, "blobs_deleted": blobs_deleted} if blobs or blobs_deleted else {}
-            self._log("files", turn=turn, changed=changed, deleted=deleted, **extra)
+            has_blobs = bool(blobs or blobs_deleted)  # a workspace that never had one logs none: older logs read alike
+            self._log(ev.Files(turn=self.state.turn if turn is None else turn, changed=changed, deleted=deleted,
+                               blobs_changed=blobs_changed if has_blobs else None,
+                               blobs_deleted=blobs_deleted if has_blobs else None))  # fmt: skip
         return sorted(changed) + sorted(deleted) + sorted(blobs_changed) + sorted(blobs_deleted)
 
     def _finish(self, reason: str) -> None:
@@ -438,21 +445,17 @@ class AgentLoop:
         if self._deadline is not None:
             self._deadline.cancel()
         try:
-            self._log("session_end", reason=reason, turns=self.state.turn, usage=vars(self.state.usage),
-                      cost=self._cost(), unmetered=self.state.unmetered, best_speedup=self.state.best_speedup,
-                      submissions=self.state.submissions)  # fmt: skip
+            self._log(ev.SessionEnd(turn=self.state.turn, reason=reason, turns=self.state.turn,
+                                    usage=dict(vars(self.state.usage)), cost=self.state.known_cost,
+                                    unmetered=self.state.unmetered, best_speedup=self.state.best_speedup,
+                                    submissions=self.state.submissions))  # fmt: skip
         except Exception as exc:  # noqa: BLE001 - a log that cannot be written, a front end that is gone
             self.failure = self.failure or f"{type(exc).__name__}: {exc}"
         with self._cond:
             self._set(LoopState.FINISHED)
 
-    def _cost(self) -> float | None:
-        """Total USD so far; None when no model of this session has a known price, or when a priced model's server
-        left a response's usage out (the total would read low: unknown, not $0.00)."""
-        return self.state.cost if self.state.cost_known and not self.state.unmetered else None
-
     def _on_retry(self, attempt: int, reason: str, delay: float) -> None:
-        self._log("model_retry", attempt=attempt, reason=reason, delay_s=delay)
+        self._log(ev.ModelRetry(turn=self.state.turn, attempt=attempt, reason=reason, delay_s=delay))
 
     def _set(self, status: LoopState) -> None:
         self.status = status

@@ -7,6 +7,7 @@ the set-up: task, levels, provider, model, limits, mode, versions, device, promp
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import secrets
@@ -23,8 +24,9 @@ import workbench
 from workbench.agent.conversation import Message, TextBlock
 from workbench.agent.provider import Provider
 from workbench.guidance import guidance_markdown, load_guidance
+from workbench.session.events import SCHEMA_VERSION, Event, Files, SessionEnd, SessionResumed, SessionStart
 from workbench.session.history import SessionState, add_discarded_spend, complete_prefix, effective, rebuild
-from workbench.session.log import SCHEMA_VERSION, Event, LogError, SessionLog, read_log
+from workbench.session.log import LogError, SessionLog, read_log
 from workbench.session.loop import AgentLoop, Limits, LoopCallbacks, restore_workspace
 from workbench.session.prompt import SYSTEM_PROMPT, first_message
 from workbench.session.tools import TOOL_SPECS, ToolBox
@@ -84,30 +86,31 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def start_event(setup: SessionSetup, session_id: str, parent: dict[str, Any] | None) -> dict[str, Any]:
+def start_event(setup: SessionSetup, session_id: str, parent: dict[str, Any] | None) -> SessionStart:
     initial = Message("user", [TextBlock(first_message(setup.task, setup.task.path, setup.levels,
                                                        setup.limits.budget, setup.mode))])  # fmt: skip
-    return {
-        "version": SCHEMA_VERSION,
-        "session_id": session_id,
-        "task": setup.task.name,
-        "levels": sorted(setup.levels),
-        "provider": setup.provider.name,
-        "model": setup.provider.model,
-        "scripted": setup.provider.name == "scripted",
-        "script": getattr(setup.provider, "source", None),
-        "base_url": setup.base_url,
-        "budget": setup.limits.budget,
-        "wall_clock_s": setup.limits.wall_clock_s,
-        "cost_limit_usd": setup.limits.cost_usd,
-        "mode": setup.mode,
-        "parent": parent,
-        "versions": _versions(),
-        "device": _gpu_name() or "cpu (no CUDA GPU)",
-        "system": SYSTEM_PROMPT,
-        "tools": [spec.to_dict() for spec in TOOL_SPECS],
-        "initial_messages": [initial.to_dict()],
-    }
+    return SessionStart(
+        turn=0,
+        version=SCHEMA_VERSION,
+        session_id=session_id,
+        task=setup.task.name,
+        levels=sorted(setup.levels),
+        provider=setup.provider.name,
+        model=setup.provider.model,
+        scripted=setup.provider.name == "scripted",
+        script=getattr(setup.provider, "source", None),
+        base_url=setup.base_url,
+        budget=setup.limits.budget,
+        wall_clock_s=setup.limits.wall_clock_s,
+        cost_limit_usd=setup.limits.cost_usd,
+        mode=setup.mode,
+        parent=parent,
+        versions=_versions(),
+        device=_gpu_name() or "cpu (no CUDA GPU)",
+        system=SYSTEM_PROMPT,
+        tools=[spec.to_dict() for spec in TOOL_SPECS],
+        initial_messages=[initial.to_dict()],
+    )
 
 
 def create_session(setup: SessionSetup, root: Path, history: list[Event] | None = None,
@@ -121,17 +124,17 @@ def create_session(setup: SessionSetup, root: Path, history: list[Event] | None 
         made = True
         create_workspace(setup.task, folder / "work", setup.levels)
         log = SessionLog(folder / "events.jsonl")
-        log.append("session_start", 0, **start_event(setup, folder.name, parent))
+        log.append(start_event(setup, folder.name, parent))
     except OSError as exc:
         if made:  # new and empty of anything a person made: nothing saved is lost
             shutil.rmtree(folder, ignore_errors=True)
         raise SessionStoreError(f"cannot create a session in {root}: {exc.strerror or exc}") from None
     if history is None:
-        log.append("files", 0, changed=text_files(folder / "work"), deleted=[])
+        log.append(Files(turn=0, changed=text_files(folder / "work"), deleted=[]))
         return folder, log
     for event in history:
-        if event["kind"] not in ("session_start", "session_resumed"):
-            log.append(event["kind"], event["turn"], **_fields(event), inherited=True)
+        if not isinstance(event, (SessionStart, SessionResumed)):
+            log.append(dataclasses.replace(event, inherited=True))
     state = rebuild(read_log(log.path).events)
     if state.blobs and parent is not None:  # the branch's larger and binary files, from its parent's store
         keep_parent_blobs(Path(parent["session"]) / "blobs", folder / "blobs", set(state.blobs.values()))
@@ -139,7 +142,7 @@ def create_session(setup: SessionSetup, root: Path, history: list[Event] | None 
     if setup.levels and setup.task.guidance_path is not None:
         items = load_guidance(setup.task.guidance_path)
         (folder / "work" / "GUIDANCE.md").write_text(guidance_markdown(items, setup.levels))
-    log.append("files", state.turn, changed=text_files(folder / "work"), deleted=[])
+    log.append(Files(turn=state.turn, changed=text_files(folder / "work"), deleted=[]))
     return folder, log
 
 
@@ -150,11 +153,7 @@ def keep_parent_blobs(source: Path, target: Path, digests: set[str]) -> None:
             shutil.copyfile(source / digest, target / digest)
 
 
-def _fields(event: Event) -> dict[str, Any]:
-    return {k: v for k, v in event.items() if k not in ("seq", "time", "turn", "kind", "inherited")}
-
-
-def load_session(folder: Path) -> tuple[list[Event], Event, bool]:
+def load_session(folder: Path) -> tuple[list[Event], SessionStart, bool]:
     """A session's events, its start event, and whether a torn last line was dropped."""
     contents = read_log(folder / "events.jsonl")
     return contents.events, contents.start, contents.truncated_line is not None
@@ -187,7 +186,7 @@ class ResumePoint:
     """Where a session picks up again: its last complete turn, and what the log says after it."""
 
     events: list[Event]
-    start: Event
+    start: SessionStart
     torn: bool  # a torn last line (a kill mid-write) was dropped
     prefix: list[Event]  # the events up to the last complete turn
     state: SessionState
@@ -197,11 +196,11 @@ class ResumePoint:
 def resume_point(folder: Path) -> ResumePoint:
     events, start, torn = load_session(folder)
     live = effective(events)
-    ends = [e for e in live if e["kind"] == "session_end"]
-    if ends and ends[-1]["reason"] in ("submitted", "budget"):
-        raise NotResumable(f"{folder.name} ended ({ends[-1]['reason']}); replay or branch it instead")
+    ends = [e for e in live if isinstance(e, SessionEnd)]
+    if ends and ends[-1].reason in ("submitted", "budget"):
+        raise NotResumable(f"{folder.name} ended ({ends[-1].reason}); replay or branch it instead")
     prefix = complete_prefix(live)
-    discarded = [prefix[-1]["seq"] + 1, events[-1]["seq"] + 1] if len(prefix) < len(live) else None
+    discarded = [prefix[-1].seq + 1, events[-1].seq + 1] if len(prefix) < len(live) else None
     state = add_discarded_spend(rebuild(prefix), events, prefix)  # earlier resumes' discards and this one's
     return ResumePoint(events, start, torn, prefix, state, discarded)
 
@@ -216,23 +215,25 @@ def claim_resume(folder: Path, purpose: str = "resume") -> tuple[Writer, ResumeP
         return writer, resume_point(folder)
 
 
-def reopen(folder: Path, point: ResumePoint, provider: Provider, writer: Writer, **fields: Any) -> SessionLog:
-    """Open the log for appending again (a torn line cut), record the resume, and put the workspace
-    back as it was after the last complete turn. `writer` is the claim of claim_resume: the log keeps it."""
+def reopen(folder: Path, point: ResumePoint, provider: Provider, writer: Writer, by: str | None = None) -> SessionLog:
+    """Open the log for appending again (a torn line cut), record the resume (`by` what, where not a person), and
+    put the workspace back as it was after the last complete turn. `writer` is the claim of claim_resume: the log
+    keeps it."""
     with writer.released_on_error():
         repair_log(folder / "events.jsonl")
-        log = SessionLog(folder / "events.jsonl", next_seq=point.events[-1]["seq"] + 1, writer=writer)
-    log.append("session_resumed", point.state.turn, from_turn=point.state.turn, discarded=point.discarded,
-               torn_line_dropped=point.torn, provider=provider.name, model=provider.model, **fields)  # fmt: skip
+        log = SessionLog(folder / "events.jsonl", next_seq=point.events[-1].seq + 1, writer=writer)
+    turn = point.state.turn
+    log.append(SessionResumed(turn=turn, from_turn=turn, discarded=point.discarded, torn_line_dropped=point.torn,
+                              provider=provider.name, model=provider.model, by=by))  # fmt: skip
     restore_workspace(folder / "work", point.state.files, point.state, folder / "blobs")
     return log
 
 
-def task_of(start: Event) -> Task:
+def task_of(start: SessionStart) -> Task:
     try:
-        return load_task(start["task"])
+        return load_task(start.task)
     except Exception as exc:
-        raise LogError(f"the session's task {start['task']!r} cannot be loaded: {exc}") from None
+        raise LogError(f"the session's task {start.task!r} cannot be loaded: {exc}") from None
 
 
 def build_loop(setup: SessionSetup, folder: Path, log: SessionLog, state: SessionState,

@@ -47,19 +47,18 @@ def condition_of(levels: Iterable[int]) -> str:
 
 def summarize(folder: Path) -> SessionSummary:
     """A session's line on the home screen, from its log alone."""
-    events = effective(read_log(folder / "events.jsonl").events)
-    start, state = events[0], rebuild(events)
-    outcome = state.end["reason"] if state.end is not None else UNFINISHED
+    contents = read_log(folder / "events.jsonl")
+    start, state = contents.start, rebuild(effective(contents.events))
     return SessionSummary(
         folder=folder,
-        session_id=start.get("session_id", folder.name),
-        task=start["task"],
-        condition=condition_of(start.get("levels", [])),
-        provider=start.get("provider", "?"),
-        model=start.get("model", "?"),
+        session_id=start.session_id,
+        task=start.task,
+        condition=condition_of(start.levels),
+        provider=start.provider,
+        model=start.model,
         turns=state.turn,
-        outcome=outcome,
-        started=float(start.get("time", 0.0)),
+        outcome=state.end_reason or UNFINISHED,
+        started=float(start.time),
         best_speedup=state.best_speedup,
         correct_submissions=state.correct_submissions,
     )
@@ -74,7 +73,7 @@ def find_sessions(root: Path) -> list[SessionSummary]:
     for log in logs:
         try:
             found.append(summarize(log.parent))
-        except (LogError, KeyError, OSError):
+        except (LogError, OSError):
             continue  # a foreign or broken folder is not a session the app can show
     return sorted(found, key=lambda s: s.started, reverse=True)
 

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.judge import read_judgements
+from workbench.session.events import Event, SessionStart
 from workbench.session.history import effective, rebuild
-from workbench.session.log import Event
 from workbench.session.store import load_session
 from workbench.tui.catalog import condition_of
 from workbench.tui.curve import Curve, first_correct_submission, speedup_curve
-from workbench.tui.timeline import cost_text, fold, last_turn, up_to_turn
+from workbench.tui.timeline import cost_text, last_turn, up_to_turn
 
 SUMMARY_ROWS = ("condition", "turns", "outcome", "correct", "best speedup", "first correct submission",
                 "tokens in/out/cache", "cost", "JSdesign", "JSimpl")  # fmt: skip
@@ -27,7 +27,7 @@ class Side:
 
     folder: Path
     events: list[Event]
-    start: Event
+    start: SessionStart
 
     @classmethod
     def load(cls, folder: Path) -> Side:
@@ -36,16 +36,16 @@ class Side:
 
     @property
     def condition(self) -> str:
-        return condition_of(self.start.get("levels", []))
+        return condition_of(self.start.levels)
 
     @property
     def session_id(self) -> str:
-        return str(self.start.get("session_id", self.folder.name))
+        return self.start.session_id
 
     @property
     def ended(self) -> bool:
         """Ended for good: its log will not grow (an interrupted one may be resumed)."""
-        end = fold(self.events).end_reason
+        end = rebuild(self.events).end_reason
         return end is not None and end != "interrupted"
 
     @property
@@ -56,11 +56,11 @@ class Side:
         return speedup_curve(self.events)
 
     def solution_at(self, turn: int) -> str:
-        return fold(up_to_turn(self.events, turn)).solution
+        return rebuild(up_to_turn(self.events, turn)).solution
 
     def summary(self) -> dict[str, str]:
-        progress, state = fold(self.events), rebuild(self.events)
-        curve, usage = self.curve(), progress.usage
+        state = rebuild(self.events)
+        curve, usage = self.curve(), state.usage
         if not curve.timed:
             best = "untimed"
         else:
@@ -69,13 +69,13 @@ class Side:
         submissions = f"{state.correct_submissions}/{state.submissions} submissions correct"
         values = {
             "condition": self.condition,
-            "turns": str(progress.turn),
-            "outcome": progress.end_reason or "not ended",
+            "turns": str(state.turn),
+            "outcome": state.end_reason or "not ended",
             "correct": f"{'yes' if state.correct_submissions else 'no'} ({submissions})",
             "best speedup": best,
             "first correct submission": f"turn {first}" if first is not None else "–",
             "tokens in/out/cache": f"{usage.input_tokens:,} / {usage.output_tokens:,} / {usage.cache_read_tokens:,}",
-            "cost": cost_text(progress),
+            "cost": cost_text(state),
         }
         values.update(judge_scores(self.events))
         return values

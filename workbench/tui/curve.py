@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.session.log import Event
+from workbench.session.events import EvalResult, Event, Submission
 
 
 @dataclass(frozen=True)
@@ -27,14 +27,8 @@ class Curve:
         return self.marks[-1].best if self.marks else None
 
 
-def _speedup(event: Event) -> float | None:
-    result = event["result"]
-    value = result.get("speedup_geomean")
-    return float(value) if result.get("correct") and isinstance(value, (int, float)) else None
-
-
-def _measured(event: Event) -> bool:
-    result = event["result"]
+def _measured(event: EvalResult | Submission) -> bool:
+    result = event.result
     if isinstance(result.get("speedup_geomean"), (int, float)):
         return True
     return any(w.get("latency_ms") for w in result.get("workloads", []))
@@ -42,17 +36,17 @@ def _measured(event: Event) -> bool:
 
 def speedup_curve(events: list[Event]) -> Curve:
     """The best correct speedup so far at each turn, with each turn's correctness and submissions."""
-    last = max((int(e["turn"]) for e in events), default=0)
-    evals = [e for e in events if e["kind"] in ("eval_result", "submission")]
+    last = max((e.turn for e in events), default=0)
+    evals = [e for e in events if isinstance(e, (EvalResult, Submission))]
     marks, best = [], None
     for turn in range(1, last + 1):
-        mine = [e for e in evals if e["turn"] == turn]
+        mine = [e for e in evals if e.turn == turn]
         for event in mine:
-            speedup = _speedup(event)
+            speedup = event.correct_speedup
             if speedup is not None:
                 best = max(best or 0.0, speedup)
-        correct = bool(mine[-1]["result"].get("correct")) if mine else None
-        submitted = any(e["kind"] == "submission" for e in mine)
+        correct = mine[-1].correct if mine else None
+        submitted = any(isinstance(e, Submission) for e in mine)
         marks.append(TurnMark(turn, best, correct, submitted))
     return Curve(marks, timed=any(_measured(e) for e in evals))
 
@@ -60,6 +54,6 @@ def speedup_curve(events: list[Event]) -> Curve:
 def first_correct_submission(events: list[Event]) -> int | None:
     """The turn of the first correct submission, or None."""
     for event in events:
-        if event["kind"] == "submission" and event["result"].get("correct"):
-            return int(event["turn"])
+        if isinstance(event, Submission) and event.correct:
+            return event.turn
     return None

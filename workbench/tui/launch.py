@@ -12,8 +12,9 @@ from pathlib import Path
 
 from workbench.agent.provider import Provider
 from workbench.agent.providers import make_provider
+from workbench.session.events import Event, SessionStart
 from workbench.session.history import SessionState, effective, rebuild
-from workbench.session.log import Event, SessionLog
+from workbench.session.log import SessionLog
 from workbench.session.loop import Limits
 from workbench.session.store import (
     NotResumable,
@@ -40,6 +41,7 @@ class LiveSession:
     log: SessionLog
     state: SessionState
     history: list[Event]  # what the log held when the app took it over
+    start: SessionStart
 
 
 def provider_for(name: str, task: str, levels: set[int], script_dirs: Iterable[Path], model: str | None = None,
@@ -62,8 +64,8 @@ def new_session(task_name: str, levels: set[int], provider: Provider, mode: str,
         raise LaunchError(f"task {task.name} has no guidance")
     setup = SessionSetup(task, levels, provider, Limits(budget), mode, base_url)
     folder, log = create_session(setup, root)
-    events = load_session(folder)[0]
-    return LiveSession(setup, folder, log, rebuild(events), events)
+    events, start, _ = load_session(folder)
+    return LiveSession(setup, folder, log, rebuild(events), events, start)
 
 
 def resume_session(folder: Path, script_dirs: Iterable[Path]) -> LiveSession:
@@ -74,10 +76,10 @@ def resume_session(folder: Path, script_dirs: Iterable[Path]) -> LiveSession:
         raise LaunchError(str(exc)) from None
     with writer.released_on_error():
         start, state = point.start, point.state
-        levels = set(start["levels"])
-        provider = provider_for(start["provider"], start["task"], levels, script_dirs, start["model"],
-                                state.responses, start.get("base_url"))  # fmt: skip
-        limits = Limits(start["budget"], start.get("wall_clock_s"), start.get("cost_limit_usd"))
-        setup = SessionSetup(task_of(start), levels, provider, limits, start["mode"], start.get("base_url"))
+        levels = set(start.levels)
+        provider = provider_for(start.provider, start.task, levels, script_dirs, start.model, state.responses,
+                                start.base_url)  # fmt: skip
+        limits = Limits(start.budget, start.wall_clock_s, start.cost_limit_usd)
+        setup = SessionSetup(task_of(start), levels, provider, limits, start.mode, start.base_url)
     log = reopen(folder, point, provider, writer)
-    return LiveSession(setup, folder, log, state, effective(load_session(folder)[0]))
+    return LiveSession(setup, folder, log, state, effective(load_session(folder)[0]), start)

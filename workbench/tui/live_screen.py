@@ -19,13 +19,13 @@ from textual.binding import Binding
 from textual.message import Message
 
 from workbench.agent.conversation import Delta
-from workbench.session.log import Event
+from workbench.session.events import Event, Files, ToolCall, TurnEnd
+from workbench.session.history import rebuild
 from workbench.session.loop import AgentLoop, LoopCallbacks, LoopState
 from workbench.session.store import build_loop
 from workbench.tui.dialogs import NoteDialog
 from workbench.tui.launch import LiveSession
 from workbench.tui.session_view import SessionView
-from workbench.tui.timeline import fold
 from workbench.tui.workspace_watch import watch_solution
 
 BATCH_S = 0.05  # events from the loop are shown together, at most this late
@@ -76,7 +76,7 @@ class LiveScreen(SessionView):
         """solution.py was written in the workspace (by anyone: the filter is on the UI thread)."""
 
     def __init__(self, live: LiveSession, paused: bool = False) -> None:
-        super().__init__(live.history[0])
+        super().__init__(live.start)
         self.live = live
         self.start_paused = paused
         self.busy = ""  # what a human worker is doing, shown with the state
@@ -90,7 +90,7 @@ class LiveScreen(SessionView):
     def on_mount(self) -> None:
         super().on_mount()
         self.sub_title = f"live · {self.live.folder}"
-        self.progress = fold(self.live.history)
+        self.progress = rebuild(self.live.history)
         self.transcript.add_events(self.live.history)
         self.show_solution(self.progress.solution)
         self.loop.start(paused=self.start_paused)
@@ -147,10 +147,10 @@ class LiveScreen(SessionView):
             return
         for event in events:
             self.progress.apply(event)
-            if event["kind"] in ("tool_call", "turn_end"):
-                self._agent_writing = event["kind"] == "tool_call"
+            if isinstance(event, (ToolCall, TurnEnd)):
+                self._agent_writing = isinstance(event, ToolCall)
         self.transcript.add_events(events)
-        solution_changed = any(e["kind"] == "files" and "solution.py" in e["changed"] for e in events)
+        solution_changed = any(isinstance(e, Files) and "solution.py" in e.changed for e in events)
         if solution_changed and self.editor.read_only:
             self.show_solution(self.progress.solution)
         self.refresh_timing()

@@ -9,13 +9,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
-from workbench.session.history import effective
+from workbench.session.history import complete_turns, effective, rebuild
 from workbench.session.log import LogError
 from workbench.session.store import load_session
-from workbench.tui.branching import branch_session, complete_turns
+from workbench.tui.branching import branch_session
 from workbench.tui.launch import LaunchError
 from workbench.tui.session_view import SessionView
-from workbench.tui.timeline import fold, last_turn, up_to_turn
+from workbench.tui.timeline import last_turn, up_to_turn
 from workbench.tui.widgets.timing import TimingPanel
 
 if TYPE_CHECKING:
@@ -40,13 +40,13 @@ class ReplayScreen(SessionView):
         self.events = effective(events)
         self.last = last_turn(self.events)
         self.cursor = self.last
-        self.end_reason = fold(self.events).end_reason  # of the whole session, not of the cursor's turn
+        self.end_reason = rebuild(self.events).end_reason  # of the whole session, not of the cursor's turn
 
     def compose_top(self) -> ComposeResult:
         yield Static(self._cursor_text(), id="cursor-bar")
 
     def initial_source(self) -> str:
-        return fold(up_to_turn(self.events, self.cursor)).solution
+        return rebuild(up_to_turn(self.events, self.cursor)).solution
 
     def _cursor_text(self) -> str:
         end = f"session ended: {self.end_reason}" if self.end_reason else "session not ended (r: resume live)"
@@ -62,8 +62,7 @@ class ReplayScreen(SessionView):
     def show_turn(self, turn: int) -> None:
         self.cursor = max(0, min(turn, self.last))
         shown = up_to_turn(self.events, self.cursor)
-        self.progress = fold(shown)
-        self.progress.budget = self.progress.budget or int(self.start.get("budget", 0))
+        self.progress = rebuild(shown)
         self.transcript.clear()
         self.transcript.add_events(shown)
         self.show_solution(self.progress.solution)

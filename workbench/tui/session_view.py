@@ -12,10 +12,10 @@ from textual.widgets import Footer, Header, Markdown, TabbedContent, TabPane, Te
 
 from workbench.guidance import guidance_markdown, load_guidance
 from workbench.ladder_report import ladder_markdown, recorded_run
-from workbench.session.log import Event
+from workbench.session.events import SessionStart
+from workbench.session.history import SessionState
 from workbench.suite import SuiteRun
 from workbench.tasks import Task, TaskFormatError, load_task, project_root
-from workbench.tui.timeline import Progress
 from workbench.tui.widgets.timing import TimingPanel
 from workbench.tui.widgets.transcript import Transcript
 
@@ -30,11 +30,11 @@ class SessionView(Screen[None]):
         Binding("g", "show_guidance", "Guidance", show=False),
     ]
 
-    def __init__(self, start: Event) -> None:
+    def __init__(self, start: SessionStart) -> None:
         super().__init__()
         self.start = start
-        self.levels = set(start.get("levels", []))
-        self.progress = Progress()
+        self.levels = set(start.levels)
+        self.progress = SessionState()  # the session folded up to what the screen shows
         self._loaded_tabs: set[str | None] = set()
         self._guidance_revealed = False
         self._ladder_shows: object = None  # the eval the Ladder tab was last rendered for
@@ -69,7 +69,7 @@ class SessionView(Screen[None]):
         return ""
 
     def on_mount(self) -> None:
-        self.title = self.start.get("session_id", "session")
+        self.title = self.start.session_id
 
     @property
     def transcript(self) -> Transcript:
@@ -116,7 +116,7 @@ class SessionView(Screen[None]):
 
     def _task_markdown(self) -> str:
         try:
-            return load_task(self.start["task"]).file("task.md").read_text()
+            return load_task(self.start.task).file("task.md").read_text()
         except (TaskFormatError, OSError) as exc:
             return f"*The task cannot be loaded: {exc}*"
 
@@ -124,7 +124,7 @@ class SessionView(Screen[None]):
         if not self.levels and not reveal:
             return "*This session is unguided: the agent was given no guidance.*\n\nPress **g** to read it anyway."
         try:
-            path = load_task(self.start["task"]).guidance_path
+            path = load_task(self.start.task).guidance_path
             if path is None:
                 return "*This task has no guidance.*"
             items = load_guidance(path)
@@ -139,7 +139,7 @@ class SessionView(Screen[None]):
         """The task and the recorded run the Ladder tab reads, once per screen (only the session's eval changes as
         the session moves), or None and why not."""
         try:
-            task = load_task(self.start["task"])
+            task = load_task(self.start.task)
         except (TaskFormatError, OSError) as exc:
             return None, None, f"*The task cannot be loaded: {exc}*"
         return (task, *recorded_run(project_root()))
@@ -149,5 +149,5 @@ class SessionView(Screen[None]):
         last = self.progress.last_eval
         self._ladder_shows = last
         task, run, why = self._ladder_inputs
-        text = ladder_markdown(task, run, last["result"] if last else None, why) if task else str(why)
+        text = ladder_markdown(task, run, last.result if last else None, why) if task else str(why)
         self.query_one("#ladder-md", Markdown).update(text)

@@ -14,7 +14,22 @@ from rich.rule import Rule
 from rich.syntax import Syntax
 from rich.text import Text
 
-from workbench.session.log import Event
+from workbench.session.events import (
+    Error,
+    EvalResult,
+    Event,
+    Human,
+    Interrupt,
+    ModelRequest,
+    ModelResponse,
+    ModelRetry,
+    SessionEnd,
+    SessionResumed,
+    SessionStart,
+    Submission,
+    ToolCall,
+    ToolResult,
+)
 
 RESULT_LINES = 6  # lines of a tool result shown before it is folded
 CODE_LINES = 60  # lines of code shown in a tool call's arguments
@@ -51,11 +66,11 @@ def tool_call(name: str, args: dict[str, Any]) -> RenderableType:
     return head + Text(f" {json.dumps(args)}" if args else "", style="magenta")
 
 
-def tool_result(event: Event, folded: bool = True) -> RenderableType | None:
-    if event["name"] in ("evaluate", "submit") and not event["is_error"]:
+def tool_result(event: ToolResult, folded: bool = True) -> RenderableType | None:
+    if event.name in ("evaluate", "submit") and not event.is_error:
         return None  # its eval_result or submission event shows it, standing out
-    shown, hidden = abbreviate(event["text"], RESULT_LINES if folded else 10**9)
-    style = "red" if event["is_error"] else "grey70"
+    shown, hidden = abbreviate(event.text, RESULT_LINES if folded else 10**9)
+    style = "red" if event.is_error else "grey70"
     text = Text.assemble(("  ↳ ", style), (shown, style))
     if hidden:
         text.append(f"\n    … {hidden} more lines (click or f: unfold)", style="dim")
@@ -66,96 +81,94 @@ def tool_result(event: Event, folded: bool = True) -> RenderableType | None:
 
 def is_foldable(event: Event) -> bool:
     """A tool result longer than the lines shown folded."""
-    return event["kind"] == "tool_result" and event["text"].rstrip("\n").count("\n") >= RESULT_LINES
+    return isinstance(event, ToolResult) and event.text.rstrip("\n").count("\n") >= RESULT_LINES
 
 
 def shows(event: Event) -> bool:
     """Whether the transcript shows the event at all, without rendering it."""
-    kind = event["kind"]
-    if kind == "tool_result":
-        return bool(event["is_error"]) or event["name"] not in ("evaluate", "submit")
-    if kind == "model_response":
-        return any(b.get("type") == "text" and b["text"].strip() for b in event["content"])
-    if kind == "human":
-        return event.get("action") != "note_delivered"
-    return kind in _SHOWN
+    if isinstance(event, ToolResult):
+        return event.is_error or event.name not in ("evaluate", "submit")
+    if isinstance(event, ModelResponse):
+        return any(b.get("type") == "text" and b["text"].strip() for b in event.content)
+    if isinstance(event, Human):
+        return event.action != "note_delivered"
+    return isinstance(event, _SHOWN)
 
 
 def estimate_height(event: Event, folded: bool = True) -> int:
     """About how many lines the event takes, for the scrollbar before the event is rendered."""
-    kind = event["kind"]
-    if kind == "tool_result":
-        lines = event["text"].count("\n") + 1
+    if isinstance(event, ToolResult):
+        lines = event.text.count("\n") + 1
         return min(lines, RESULT_LINES) + 1 if folded else lines + 1
-    if kind == "tool_call":
-        content = str((event.get("input") or {}).get("content", ""))
+    if isinstance(event, ToolCall):
+        content = str(event.input.get("content", ""))
         return min(content.count("\n"), CODE_LINES) + 2
-    if kind == "model_response":
-        return sum(b["text"].count("\n") + 1 for b in event["content"] if b.get("type") == "text") + 1
-    if kind in ("eval_result", "submission"):
-        return str(event.get("summary", "")).count("\n") + 3
+    if isinstance(event, ModelResponse):
+        return sum(b["text"].count("\n") + 1 for b in event.content if b.get("type") == "text") + 1
+    if isinstance(event, (EvalResult, Submission)):
+        return event.summary.count("\n") + 3
     return 1
 
 
-def eval_panel(event: Event) -> RenderableType:
-    correct = bool(event["result"].get("correct"))
-    kind = "SUBMISSION" + (" (final)" if event.get("final") else "") if event["kind"] == "submission" else "EVAL"
-    speedup = event["result"].get("speedup_geomean")
-    title = f"{kind} by {event.get('by', 'agent')}: {'CORRECT' if correct else 'NOT CORRECT'}"
+def eval_panel(event: EvalResult | Submission) -> RenderableType:
+    correct = event.correct
+    final = isinstance(event, Submission) and event.final
+    kind = "SUBMISSION" + (" (final)" if final else "") if isinstance(event, Submission) else "EVAL"
+    speedup = event.result.get("speedup_geomean")
+    title = f"{kind} by {event.by}: {'CORRECT' if correct else 'NOT CORRECT'}"
     if speedup:
         title += f" · speedup {speedup:.2f}x"
-    return Panel(Text(event.get("summary", "")), title=title, title_align="left",
+    return Panel(Text(event.summary), title=title, title_align="left",
                  border_style="green" if correct else "red")  # fmt: skip
 
 
-def human(event: Event) -> RenderableType:
-    action = str(event.get("action", ""))
+def human(event: Human) -> RenderableType:
+    action = event.action
     words = {"takeover": "took over", "handback": "handed back", "pause": "paused", "evaluate": "evaluated",
              "submit": "submitted", "edit": "edited solution.py", "note": "left a note for the agent",
              "note_delivered": "note delivered to the agent"}  # fmt: skip
-    line = Text.assemble(("● you ", "bold yellow"), (words.get(action, str(action)), "yellow"))
-    if event.get("text") and action in ("note", "handback"):
-        line.append(f": {event['text']}", style="italic yellow")
-    if action == "edit" and event.get("diff"):
-        return Group(line, _code(event["diff"], "diff"))
+    line = Text.assemble(("● you ", "bold yellow"), (words.get(action, action), "yellow"))
+    if event.text and action in ("note", "handback"):
+        line.append(f": {event.text}", style="italic yellow")
+    if action == "edit" and event.diff:
+        return Group(line, _code(event.diff, "diff"))
     return line
 
 
-_SHOWN = {"session_start", "model_request", "tool_call", "eval_result", "submission", "interrupt", "error",
-          "model_retry", "session_resumed", "session_end"}  # fmt: skip
+_SHOWN = (SessionStart, ModelRequest, ToolCall, EvalResult, Submission, Interrupt, Error, ModelRetry, SessionResumed,
+          SessionEnd)  # fmt: skip
 
 
 def render_event(event: Event, folded: bool = True) -> RenderableType | None:
     """The transcript's rendering of one event; None for events it does not show (files, requests).
     A long tool result shows its first lines unless `folded` is False."""
-    kind = event["kind"]
-    if kind == "session_start":
-        levels = ",".join(f"L{n}" for n in event.get("levels", [])) or "unguided"
-        scripted = " (scripted)" if event.get("scripted") else ""
-        return Rule(f"{event['task']} · {levels} · {event['provider']}/{event['model']}{scripted} · {event['mode']}")
-    if kind == "model_request":
-        return Rule(f"turn {event['turn']}", style="blue")
-    if kind == "model_response":
-        texts = [b["text"] for b in event["content"] if b.get("type") == "text" and b["text"].strip()]
+    if isinstance(event, SessionStart):
+        levels = ",".join(f"L{n}" for n in event.levels) or "unguided"
+        scripted = " (scripted)" if event.scripted else ""
+        return Rule(f"{event.task} · {levels} · {event.provider}/{event.model}{scripted} · {event.mode}")
+    if isinstance(event, ModelRequest):
+        return Rule(f"turn {event.turn}", style="blue")
+    if isinstance(event, ModelResponse):
+        texts = [b["text"] for b in event.content if b.get("type") == "text" and b["text"].strip()]
         return Markdown("\n\n".join(texts)) if texts else None
-    if kind == "tool_call":
-        return tool_call(event["name"], event.get("input") or {})
-    if kind == "tool_result":
+    if isinstance(event, ToolCall):
+        return tool_call(event.name, event.input)
+    if isinstance(event, ToolResult):
         return tool_result(event, folded)
-    if kind in ("eval_result", "submission"):
+    if isinstance(event, (EvalResult, Submission)):
         return eval_panel(event)
-    if kind == "human":
-        return None if event.get("action") == "note_delivered" else human(event)
-    if kind == "interrupt":
-        return Text(f"■ interrupted during the {event.get('during', '?')}", style="bold yellow")
-    if kind == "error":
-        return Text(f"✖ error: {event.get('message', '')}", style="bold red")
-    if kind == "model_retry":
-        return Text(f"  model retry {event.get('attempt')}: {event.get('reason')}", style="dim")
-    if kind == "session_resumed":
-        return Rule(f"resumed after turn {event.get('from_turn')}", style="yellow")
-    if kind == "session_end":
-        best = event.get("best_speedup")
+    if isinstance(event, Human):
+        return None if event.action == "note_delivered" else human(event)
+    if isinstance(event, Interrupt):
+        return Text(f"■ interrupted during the {event.during}", style="bold yellow")
+    if isinstance(event, Error):
+        return Text(f"✖ error: {event.message}", style="bold red")
+    if isinstance(event, ModelRetry):
+        return Text(f"  model retry {event.attempt}: {event.reason}", style="dim")
+    if isinstance(event, SessionResumed):
+        return Rule(f"resumed after turn {event.from_turn}", style="yellow")
+    if isinstance(event, SessionEnd):
+        best = event.best_speedup
         tail = f", best correct speedup {best:.2f}x" if best else ""
-        return Rule(f"session ended: {event['reason']} after {event['turns']} turns{tail}", style="bold")
+        return Rule(f"session ended: {event.reason} after {event.turns} turns{tail}", style="bold")
     return None

@@ -7,9 +7,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from workbench.session.log import Event
+from workbench.session.events import Event, Submission
+from workbench.session.history import SessionState
 from workbench.tui.curve import speedup_curve
-from workbench.tui.timeline import Progress, cost_text
+from workbench.tui.timeline import cost_text
 from workbench.tui.widgets.plot import SpeedupPlot
 
 
@@ -17,11 +18,11 @@ def _us(latency: dict | None) -> str:
     return f"{latency['median'] * 1000:.1f}" if latency else "–"
 
 
-def workloads_table(progress: Progress) -> RenderableType:
+def workloads_table(progress: SessionState) -> RenderableType:
     if progress.last_eval is None:
         return Text("no eval yet", style="dim")
     event = progress.last_eval
-    result = event["result"]
+    result = event.result
     table = Table(expand=True, box=None, pad_edge=False)
     for column in ("workload", "result", "µs", "ref µs", "speedup", "SOL"):
         table.add_column(column, justify="left" if column in ("workload", "result") else "right")
@@ -30,15 +31,15 @@ def workloads_table(progress: Progress) -> RenderableType:
         speedup = f"{w['speedup']:.2f}x" if w.get("speedup") else "–"
         sol = f"{w['sol_fraction']:.0%}" if w.get("sol_fraction") is not None else "–"
         table.add_row(w["name"], verdict, _us(w.get("latency_ms")), _us(w.get("reference_ms")), speedup, sol)
-    kind = "submission" if event["kind"] == "submission" else "eval"
-    head = Text(f"last {kind} (turn {event['turn']}, by {event.get('by', 'agent')}): ", style="bold")
-    head.append("CORRECT" if result.get("correct") else "NOT CORRECT", "green" if result.get("correct") else "red")
+    kind = "submission" if isinstance(event, Submission) else "eval"
+    head = Text(f"last {kind} (turn {event.turn}, by {event.by}): ", style="bold")
+    head.append("CORRECT" if event.correct else "NOT CORRECT", "green" if event.correct else "red")
     return Group(head, table)
 
 
-def counters(progress: Progress, state: str) -> Text:
+def counters(progress: SessionState, state: str) -> Text:
     usage = progress.usage
-    hit = progress.cache_hit_rate
+    hit = usage.cache_read_tokens / usage.prompt_tokens if usage.prompt_tokens else None
     cost = cost_text(progress)
     best = f"{progress.best_speedup:.2f}x" if progress.best_speedup else "–"
     return Text.assemble(
@@ -60,7 +61,7 @@ class TimingPanel(Static):
         self.cursor: int | None = None
         self.plot = SpeedupPlot([])
 
-    def show(self, progress: Progress, state: str) -> None:
+    def show(self, progress: SessionState, state: str) -> None:
         head = counters(progress, state)
         self.summary = head.plain
         events = self.history if self.history is not None else self._shown_events()

@@ -13,11 +13,12 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from workbench.agent.conversation import Delta
-from workbench.session.log import Event
+from workbench.session.events import Error, Event, Interrupt, ModelResponse
 from workbench.tui.widgets.transcript_log import TranscriptLog
 
 STREAM_S = 0.1  # the streamed text is shown at most this often
 STREAM_LINES = 7  # its last lines shown
+_ENDS_STREAM = (ModelResponse, Interrupt, Error)  # the full response, or the cut, replaces the streamed text
 
 
 class Transcript(Vertical):
@@ -36,13 +37,13 @@ class Transcript(Vertical):
         return self.query_one("#transcript-log", TranscriptLog)
 
     def add_event(self, event: Event) -> None:
-        if event["kind"] in ("model_response", "interrupt", "error"):
-            self._set_stream("")  # the full response (or the cut) replaces the streamed text
+        if isinstance(event, _ENDS_STREAM):
+            self._set_stream("")
         self.shown.append(event)
         self.log_widget.add([event])
 
     def add_events(self, events: list[Event]) -> None:
-        if any(e["kind"] in ("model_response", "interrupt", "error") for e in events):
+        if any(isinstance(e, _ENDS_STREAM) for e in events):
             self._set_stream("")
         self.shown.extend(events)
         self.log_widget.add(events)

@@ -21,7 +21,7 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from workbench.session.log import Event
+from workbench.session.events import UNLOGGED, Event
 from workbench.tui.widgets.event_render import estimate_height, is_foldable, render_event, shows
 
 
@@ -168,4 +168,4 @@ class TranscriptLog(ScrollView, can_focus=True):
 
 
 def _key(event: Event) -> int:
-    return int(event.get("seq", id(event)))
+    return event.seq if event.seq != UNLOGGED else id(event)
