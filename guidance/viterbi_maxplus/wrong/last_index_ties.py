@@ -1,4 +1,5 @@
-"""The expert kernel with every argmax tie broken towards the highest index.
+"""The expert kernel with every argmax tie broken towards the highest index (a max over the tied indices, not
+`return_indices_tie_break_left=False`, which Triton's interpreter runs 40x slower).
 
 Every max is right, so best_score matches, but wherever two previous states give the same candidate
 score the backpointer names the later one; torch.max(dim) and the task take the lowest. The scores lie
@@ -41,29 +42,32 @@ def _viterbi_kernel(
         t = 1 + 2 * p
         em_r = tl.load(em_row + t * S + rows, mask=row_ok, other=float("-inf"))
         em_c = tl.load(em_row + (t + 1) * S + cols, mask=col_ok, other=float("-inf"))
-        # step t: cand[j, i] = score[i] + trans[i, j]; best over i (axis 1), ties to the lowest i
-        best_r, arg_r = tl.max(
-            score_c[None, :] + trans_t, axis=1, return_indices=True, return_indices_tie_break_left=False
-        )
+        # step t: cand[j, i] = score[i] + trans[i, j]; best over i (axis 1), ties to the highest i (the bug)
+        cand = score_c[None, :] + trans_t
+        best_r = tl.max(cand, axis=1)
+        arg_r = tl.max(tl.where(cand == best_r[:, None], cols[None, :], -1), axis=1)  # the highest tied i
         tl.store(bp_row + t * S + rows, arg_r.to(BP_DTYPE), mask=row_ok)
         score_r = best_r + em_r
         # step t + 1: cand[i, j] = score[i] + trans[i, j]; best over i (axis 0)
-        best_c, arg_c = tl.max(
-            score_r[:, None] + trans, axis=0, return_indices=True, return_indices_tie_break_left=False
-        )
+        cand = score_r[:, None] + trans
+        best_c = tl.max(cand, axis=0)
+        arg_c = tl.max(tl.where(cand == best_c[None, :], rows[:, None], -1), axis=0)
         tl.store(bp_row + (t + 1) * S + cols, arg_c.to(BP_DTYPE), mask=col_ok)
         score_c = best_c + em_c
 
     if (T - 1) % 2 == 1:
         # an odd number of steps: the last one lands along rows
         em_r = tl.load(em_row + (T - 1) * S + rows, mask=row_ok, other=float("-inf"))
-        best_r, arg_r = tl.max(
-            score_c[None, :] + trans_t, axis=1, return_indices=True, return_indices_tie_break_left=False
-        )
+        cand = score_c[None, :] + trans_t
+        best_r = tl.max(cand, axis=1)
+        arg_r = tl.max(tl.where(cand == best_r[:, None], cols[None, :], -1), axis=1)
         tl.store(bp_row + (T - 1) * S + rows, arg_r.to(BP_DTYPE), mask=row_ok)
-        best, last = tl.max(best_r + em_r, axis=0, return_indices=True, return_indices_tie_break_left=False)
+        final = best_r + em_r
+        best = tl.max(final, axis=0)
+        last = tl.max(tl.where(final == best, rows, -1), axis=0)
     else:
-        best, last = tl.max(score_c, axis=0, return_indices=True, return_indices_tie_break_left=False)
+        best = tl.max(score_c, axis=0)
+        last = tl.max(tl.where(score_c == best, cols, -1), axis=0)
     tl.store(score_ptr + b, best)
 
     # The backpointers were stored by other threads of this program: make them visible first.
