@@ -287,3 +287,20 @@ def test_guard_is_gone_after_the_block():
     with guard():
         pass
     assert float((torch.ones(2) * 3).sum()) == 6.0
+
+
+def test_the_first_guarded_op_imports_neither_dynamo_nor_sympy():
+    """torch's wrapper around a mode's __torch_dispatch__ imports torch._dynamo and sympy on the first op (1.4-1.8 s of
+    every worker's start here, 4-7 s on the H200 host); the guard's mode opts out of it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, torch\n"
+        "from workbench.harness.solution_side.guard import SolutionGuard\n"
+        "with SolutionGuard({}, (), poison=True):\n"
+        "    torch.empty(64).fill_(1.0)\n"
+        "print(sorted(m for m in ('torch._dynamo', 'sympy') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr

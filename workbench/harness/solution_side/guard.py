@@ -209,6 +209,13 @@ class _AtenOps(TorchDispatchMode):
         super().__init__()
         self.guard = guard
 
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # torch wraps a mode's __torch_dispatch__ to keep torch.compile out of it, and that wrapper imports
+        # torch._dynamo (and sympy) on the first op: 1.4-1.8 s of every worker's start. torch.compile is refused to a
+        # solution (a forbidden call), so there is nothing to keep out.
+        return False
+
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         if _is_suspended():
             return func(*args, **(kwargs or {}))
