@@ -11,17 +11,25 @@ with cache usage, content_block_start/delta/stop for text and tool_use, message_
 a plain request with the whole message. Behaviours: `Reply` (or `text`, `tool`), `HttpError` (or
 `rate_limited`, `overloaded`, `server_error`, `api_error`), or a callable taking the request body and
 returning one of those. With the script empty the fake answers 400, so a client fails at once.
+
+Every request is first held to the real API's rules (anthropic_rules.py: fields, text blocks, role alternation,
+tool_use / tool_result pairing, cache breakpoints, max_tokens, the context window); a request that breaks one is
+answered 400 `invalid_request_error` with the real message, and the scripted behaviour waits for the next request.
+With `measure_usage=True` a reply's usage is what the request measures (its input tokens, what the prompt cache
+read and wrote, the reply's output tokens) instead of the figures scripted on the Reply.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .anthropic_rules import Limits, PromptCache, RuleBroken, check_request, estimate_tokens
 from .fake_http import FakeServer, HttpError, Recorded, Timing, pieces, sse
 
-__all__ = ["FakeAnthropic", "HttpError", "Recorded", "Reply", "Timing", "ToolUse"]
+__all__ = ["FakeAnthropic", "HttpError", "Limits", "Recorded", "Reply", "Timing", "ToolUse"]
 __all__ += ["api_error", "overloaded", "rate_limited", "server_error", "text", "tool"]
 
 
@@ -80,6 +88,32 @@ class FakeAnthropic(FakeServer):
     """The fake Messages API; `url` is the SDK's base_url."""
 
     endpoint = "/v1/messages"
+
+    def __init__(self, limits: Limits | None = None, measure_usage: bool = False) -> None:
+        super().__init__()
+        self.limits = limits or Limits()
+        self.measure_usage = measure_usage
+        self.cache = PromptCache()
+        self.rejected: list[tuple[Recorded, str]] = []  # requests the rules refused, with the message
+        self.input_tokens: list[int] = []  # each accepted request's input tokens, as the rules counted them
+
+    def _next(self, recorded: Recorded) -> Any:
+        try:
+            tokens = check_request(recorded.body, self.limits)
+        except RuleBroken as broken:
+            with self._lock:
+                self.requests.append(recorded)
+                self.rejected.append((recorded, str(broken)))
+                self._lock.notify_all()
+            return api_error(400, "invalid_request_error", str(broken))
+        behaviour = super()._next(recorded)
+        self.input_tokens.append(tokens)
+        if self.measure_usage and isinstance(behaviour, Reply):
+            uncached, read, written = self.cache.account(recorded.body, tokens)
+            output = estimate_tokens(behaviour.text or " ") + sum(estimate_tokens(u.input) for u in behaviour.tool_uses)
+            behaviour = dataclasses.replace(behaviour, input_tokens=uncached, cache_read_input_tokens=read,
+                                            cache_creation_input_tokens=written, output_tokens=output)  # fmt: skip
+        return behaviour
 
     @property
     def url(self) -> str:
