@@ -9,17 +9,25 @@ pieces, tool_calls fragments keyed by index with the arguments split up, a chunk
 chunk when stream_options.include_usage, then `data: [DONE]`), and a plain request with the whole
 completion. Behaviours: `Reply` (or `text`, `call`), `HttpError` (or `rate_limited`, `server_error`,
 `api_error`), or a callable taking the request body. With the script empty the fake answers 400.
+
+Every request is first held to the real API's rules (openai_rules.py: fields, roles, tool messages answering each
+tool call, max tokens, the context window); one that breaks a rule is answered 400 with the real message and the
+scripted behaviour waits. With `measure_usage=True` a reply's usage is what the request measures (prompt tokens, the
+automatic prefix cache's cached tokens, the reply's completion tokens).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .anthropic_rules import estimate_tokens
 from .fake_http import FakeServer, HttpError, Recorded, Timing, pieces, sse
+from .openai_rules import Limits, PrefixCache, RuleBroken, check_request
 
-__all__ = ["FakeOpenAI", "HttpError", "Recorded", "Reply", "Timing", "ToolCall"]
+__all__ = ["FakeOpenAI", "HttpError", "Limits", "Recorded", "Reply", "Timing", "ToolCall"]
 __all__ += ["api_error", "call", "rate_limited", "server_error", "text"]
 
 
@@ -72,6 +80,33 @@ class FakeOpenAI(FakeServer):
 
     endpoint = "/v1/chat/completions"
     reports_usage = True  # False: a server that ignores stream_options.include_usage (some local servers do)
+
+    def __init__(self, limits: Limits | None = None, measure_usage: bool = False) -> None:
+        super().__init__()
+        self.limits = limits or Limits(context_window=128_000, max_output_tokens=32_768)
+        self.measure_usage = measure_usage
+        self.cache = PrefixCache()
+        self.rejected: list[tuple[Recorded, str]] = []
+        self.prompt_tokens: list[int] = []
+
+    def _next(self, recorded: Recorded) -> Any:
+        try:
+            tokens = check_request(recorded.body, self.limits)
+        except RuleBroken as broken:
+            with self._lock:
+                self.requests.append(recorded)
+                self.rejected.append((recorded, str(broken)))
+                self._lock.notify_all()
+            return api_error(400, "invalid_request_error", str(broken))
+        behaviour = super()._next(recorded)
+        self.prompt_tokens.append(tokens)
+        if self.measure_usage and isinstance(behaviour, Reply):
+            output = estimate_tokens(behaviour.text or " ") + sum(
+                estimate_tokens(c.arguments) for c in behaviour.tool_calls
+            )
+            behaviour = dataclasses.replace(behaviour, prompt_tokens=tokens, completion_tokens=output,
+                                            cached_tokens=self.cache.cached_tokens(recorded.body))  # fmt: skip
+        return behaviour
 
     @property
     def url(self) -> str:
