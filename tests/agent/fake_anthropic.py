@@ -54,6 +54,7 @@ class Reply:
     chunk: int = 4
     timing: Timing = field(default_factory=Timing)
     stream_error: str | None = None  # an `error` event of this type right after message_start
+    garbage: bool = False  # a `data:` line that is not JSON right after message_start (a proxy's mangled stream)
     model: str | None = None  # default: the requested model
 
 
@@ -164,6 +165,9 @@ def _events(reply: Reply, uses: list[ToolUse], message: dict[str, Any]) -> list[
     if reply.stream_error:
         error = {"type": "error", "error": {"type": reply.stream_error, "message": "Overloaded"}}
         return [*events, sse(error, "error")]
+    if reply.garbage:
+        mangled = '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_d'
+        events.append(sse(mangled, "content_block_delta"))
     events.append(sse({"type": "ping"}, "ping"))
     index = 0
     if reply.text:

@@ -163,8 +163,9 @@ def test_cache_breakpoints_cover_the_prefix_without_touching_the_request(
         Reply(stream_error="overloaded_error"),
         Reply(text="cut off here", timing=Timing(cut_after=5)),
         Reply(text="ended early", timing=Timing(cut_after=5, clean_cut=True)),
+        Reply(text="mangled", garbage=True),
     ],
-    ids=["529", "500", "error-event", "cut-stream", "ended-early"],
+    ids=["529", "500", "error-event", "cut-stream", "ended-early", "garbage-data"],
 )
 def test_a_transient_failure_is_retried_and_reported(
     fake: FakeAnthropic, provider: AnthropicProvider, failure: Any

@@ -253,6 +253,8 @@ class AnthropicProvider:
             raise Transient(f"connection error: {self._redact(exc.message)}") from exc
         except httpx2.TransportError as exc:
             raise Transient(f"the stream broke off: {type(exc).__name__}") from exc
+        except json.JSONDecodeError as exc:  # a proxy or a server mangled an event: the next attempt may be whole
+            raise Transient(f"the stream sent an event that is not JSON ({exc.msg})") from None
         return assembler.response()
 
     def _open(self, params: dict[str, Any]) -> tuple[Iterator[api.RawMessageStreamEvent], httpx2.Response]:
