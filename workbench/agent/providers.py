@@ -29,10 +29,12 @@ def _openai(model: str | None, base_url: str | None, **options: Any) -> Provider
 
 
 def _scripted(model: str | None, base_url: str | None, script: str | Path, start_at: int = 0) -> Provider:
-    # Replays a script (or a saved session) instead of calling a model; base_url means nothing to it.
+    # Replays a script (or a saved session) instead of calling a model; base_url means nothing to it. The script's
+    # path goes into the session's log, so that a resume or a branch in another process plays the same script.
     from workbench.agent.scripted import ScriptedProvider, load_script
 
-    return ScriptedProvider(load_script(Path(script)), model or "scripted", start_at=start_at)
+    path = Path(script)
+    return ScriptedProvider(load_script(path), model or "scripted", start_at=start_at, source=str(path.resolve()))
 
 
 FACTORIES: dict[str, ProviderFactory] = {"anthropic": _anthropic, "openai": _openai, "scripted": _scripted}

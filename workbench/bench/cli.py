@@ -86,13 +86,13 @@ def plan_from_args(args: argparse.Namespace) -> BenchPlan:
 
 def _check_models(plan: BenchPlan) -> None:
     """Every model can be made (its key is set, its script reads) before any session folder is."""
-    from workbench.agent.provider import MissingKeyError
-    from workbench.bench.sessions import make_model
+    from workbench.bench.sessions import model_spec
+    from workbench.session.specs import SessionUsageError
 
     for model in plan.models:
         try:
-            make_model(model)
-        except (MissingKeyError, ValueError, OSError) as exc:
+            model_spec(model).make()
+        except SessionUsageError as exc:
             raise BenchUsageError(f"model {model.label}: {exc}") from None
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from workbench.bench.plan import BenchPlan, ModelSpec, SessionSpec
 from workbench.bench.progress import Progress
 from workbench.bench.runner import BenchResult, pending_sessions
-from workbench.bench.sessions import SessionOutcome, open_session
+from workbench.bench.sessions import SessionOutcome, open_session, outcome
 from workbench.session.loop import LoopCallbacks
 
 
@@ -48,15 +48,11 @@ def run_remote_session(plan_data: dict[str, Any], spec_data: dict[str, Any], pac
         key_dir = Path(scratch) / spec.key
         if packed is not None:
             _unpack(packed, key_dir)
-        opened = open_session(plan, spec, key_dir, LoopCallbacks())
-        opened.loop.start()
-        try:
-            reason = opened.loop.wait()
-        finally:
-            opened.log.close()
+        session = open_session(plan, spec, key_dir)
+        reason = session.run(LoopCallbacks())
         data = _pack(key_dir)
         assert data is not None
-        return asdict(opened.outcome(reason)), data
+        return asdict(outcome(spec.key, session, reason)), data
 
 
 def _store(bench_dir: Path, key: str, data: bytes) -> None:

@@ -18,8 +18,9 @@ from workbench.judge import Judgement, read_judgements
 from workbench.score import Baseline, ScoreError, task_score
 from workbench.session.events import ModelResponse, SessionEnd, correct_speedup
 from workbench.session.events import Submission as SubmissionEvent
-from workbench.session.history import complete_turns, effective
-from workbench.session.log import LogError, read_log
+from workbench.session.history import complete_turns
+from workbench.session.log import LogError
+from workbench.session.service import Session
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 _SEED = re.compile(r"--s(\d+)$")
@@ -91,8 +92,8 @@ def _speedup(result: dict[str, Any], baseline: Baseline | None) -> float | None:
 
 def read_record(folder: Path) -> SessionRecord:
     """The record of one session folder (holding events.jsonl)."""
-    contents = read_log(folder / "events.jsonl")
-    start, events, live = contents.start, contents.events, effective(contents.events)
+    opened = Session.open(folder)
+    start, events, live = opened.start, opened.events, opened.effective
     ends = [e for e in live if isinstance(e, SessionEnd)]
     responses = [e for e in live if isinstance(e, ModelResponse)]
     usage = {name: sum(int(e.usage.get(name, 0)) for e in responses) for name in USAGE_FIELDS}

@@ -20,7 +20,7 @@ from typing import Any
 
 from workbench.bench.plan import BenchPlan, SessionSpec
 from workbench.bench.progress import Progress
-from workbench.bench.sessions import SessionOutcome, open_session, session_status
+from workbench.bench.sessions import SessionOutcome, open_session, outcome, session_status
 from workbench.harness.sandbox import Confinement
 from workbench.session.loop import AgentLoop, LoopCallbacks
 
@@ -101,26 +101,24 @@ class LocalRunner:
             return None
         progress.started(spec.key)
         try:
-            opened = open_session(self.plan, spec, self.bench_dir / "sessions" / spec.key,
-                                  LoopCallbacks(on_event=progress.watch(spec.key)))  # fmt: skip
+            session = open_session(self.plan, spec, self.bench_dir / "sessions" / spec.key)
         except Exception:  # the worker's boundary: the bench goes on, the session stays unfinished
             progress.crashed(spec.key)
             raise
         with self._lock:
             if self._stopping:
-                opened.log.close()
+                session.close()
                 progress.ended(spec.key, "interrupted")
                 return None
-            self._live[spec.key] = opened.loop
-            opened.loop.start()
+            loop = self._live[spec.key] = session.start(LoopCallbacks(on_event=progress.watch(spec.key)))
         try:
-            reason = opened.loop.wait()
+            reason = loop.wait()
         finally:
-            opened.log.close()
+            session.close()
             with self._lock:
                 self._live.pop(spec.key, None)
         progress.ended(spec.key, reason)
-        return opened.outcome(reason)
+        return outcome(spec.key, session, reason)
 
 
 @contextmanager

@@ -2,8 +2,8 @@
 
 A session lives in `BENCH_DIR/sessions/<key>/<session-id>/` (the store names the inner folder). It is
 finished when its log, as resume sees it, has a `session_end` whose reason is not `interrupted`; an
-interrupted or killed session is resumed from its last complete turn, exactly as `workbench resume`
-does (the cut turn's events are marked discarded, the workspace is put back as the log says).
+interrupted or killed session is resumed from its last complete turn through the Session service, exactly as
+`workbench resume` does (the cut turn's events are marked discarded, the workspace is put back as the log says).
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.agent.provider import Provider
 from workbench.bench.plan import BenchPlan, ModelSpec, SessionSpec
 from workbench.session.events import Event, SessionEnd
-from workbench.session.history import effective, rebuild
-from workbench.session.log import LogError, SessionLog
-from workbench.session.loop import AgentLoop, Limits, LoopCallbacks
-from workbench.session.store import SessionSetup, build_loop, claim_resume, create_session, load_session, reopen
+from workbench.session.history import effective
+from workbench.session.log import LogError
+from workbench.session.service import Session
+from workbench.session.specs import ProviderSpec, make_limits
 from workbench.tasks import load_task
 
 
@@ -39,18 +38,12 @@ class SessionOutcome:
     resumed_from: int | None  # the turn a killed session was resumed after; None for a fresh start
 
 
-@dataclass
-class OpenedSession:
-    spec: SessionSpec
-    folder: Path
-    log: SessionLog
-    loop: AgentLoop
-    resumed_from: int | None
-
-    def outcome(self, reason: str | None) -> SessionOutcome:
-        state = self.loop.state
-        return SessionOutcome(self.spec.key, reason, state.correct_submissions > 0, state.turn, state.known_cost,
-                              self.resumed_from)  # fmt: skip
+def outcome(key: str, session: Session, reason: str | None) -> SessionOutcome:
+    """What a bench session that ran came to, from its loop's state."""
+    assert session.loop is not None  # it ran
+    state = session.loop.state
+    return SessionOutcome(key, reason, state.correct_submissions > 0, state.turn, state.known_cost,
+                          session.resumed_from)  # fmt: skip
 
 
 def end_reason(events: list[Event]) -> str | None:
@@ -69,7 +62,7 @@ def session_status(key_dir: Path) -> SessionStatus:
     folders = sorted(p for p in key_dir.iterdir() if p.is_dir()) if key_dir.is_dir() else []
     for folder in folders:
         try:
-            events = load_session(folder)[0]
+            events = Session.open(folder).events
         except LogError as exc:
             if _never_started(folder):
                 shutil.rmtree(folder)
@@ -88,36 +81,22 @@ def _never_started(folder: Path) -> bool:
         return True
 
 
-def make_model(model: ModelSpec, start_at: int = 0) -> Provider:
-    """The provider of a planned model; a scripted one starts after the responses already played."""
-    from workbench.agent.providers import make_provider
-
-    if model.provider == "scripted":
-        return make_provider("scripted", model.model, script=model.script, start_at=start_at)
-    return make_provider(model.provider, model.model)
+def model_spec(model: ModelSpec) -> ProviderSpec:
+    """The provider of a planned model."""
+    return ProviderSpec(model.provider, model.model, script=Path(model.script) if model.script else None)
 
 
-def _setup(plan: BenchPlan, spec: SessionSpec, provider: Provider) -> SessionSetup:
-    task = load_task(spec.task, Path(plan.root))
-    return SessionSetup(task, spec.levels, provider, Limits(plan.budget, plan.wall_clock_s, plan.cost_usd), plan.mode)
-
-
-def open_session(plan: BenchPlan, spec: SessionSpec, key_dir: Path, callbacks: LoopCallbacks) -> OpenedSession:
-    """A loop ready to start: a new session, or a partial one resumed after its last complete turn."""
+def open_session(plan: BenchPlan, spec: SessionSpec, key_dir: Path) -> Session:
+    """A session ready to run: a new one, or a partial one resumed after its last complete turn (its scripted model
+    going on after the responses already played)."""
     status = session_status(key_dir)
     if status.state == "unreadable":
         raise RuntimeError(f"its log cannot be read, so it is left as it is in {status.folder}: {status.reason}")
     if status.state == "finished":
         raise RuntimeError(f"{spec.key} is finished ({status.reason}); a bench never runs a session twice")
     if status.folder is None:
-        setup = _setup(plan, spec, make_model(spec.model))
-        folder, log = create_session(setup, key_dir)
-        state = rebuild(load_session(folder)[0])
-        return OpenedSession(spec, folder, log, build_loop(setup, folder, log, state, callbacks), None)
-    folder = status.folder
-    writer, point = claim_resume(folder, "bench")
-    with writer.released_on_error():
-        state = point.state
-        setup = _setup(plan, spec, make_model(spec.model, start_at=state.responses))
-    log = reopen(folder, point, setup.provider, writer, by="bench")
-    return OpenedSession(spec, folder, log, build_loop(setup, folder, log, state, callbacks), state.turn)
+        task = load_task(spec.task, Path(plan.root))
+        limits = make_limits(plan.budget, plan.wall_clock_s, plan.cost_usd)
+        return Session.new(task, spec.levels, model_spec(spec.model), limits, plan.mode, key_dir)
+    return Session.resume(status.folder, model_spec(spec.model), by="bench", purpose="bench",
+                          tasks_root=Path(plan.root))  # fmt: skip

@@ -16,6 +16,7 @@ from workbench.harness.runner import EvalUsageError
 from workbench.judge.judge import JudgeUsageError
 from workbench.session.log import LogError
 from workbench.session.store import SessionStoreError
+from workbench.session.writer import SessionBusy
 from workbench.tasks import TaskFormatError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -33,6 +34,7 @@ USAGE_ERRORS: tuple[type[Exception], ...] = (
     EvalUsageError,
     SessionUsageError,
     SessionStoreError,
+    SessionBusy,  # a session (or bench) another process writes: the line names it
     LogError,
     JudgeUsageError,
     BenchUsageError,

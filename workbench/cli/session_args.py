@@ -1,17 +1,18 @@
-"""The session commands of `workbench`: run, resume, branch, replay."""
+"""The session commands of `workbench`: run, resume, branch, replay; their arguments, and the core's errors in the
+command line's words."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from workbench.agent.provider import MissingKeyError, Provider
 from workbench.guidance import parse_levels
+from workbench.session.specs import ProviderSpec, ScriptMissing, SessionUsageError
 
-
-class SessionUsageError(ValueError):
-    """Bad input to a session command: one line, exit status 2."""
+__all__ = ["SessionUsageError", "add_parsers", "cli_terms", "handle", "levels_of", "provider_spec"]
 
 
 def add_parsers(sub: Any) -> None:
@@ -49,24 +50,19 @@ def _provider_args(parser: argparse.ArgumentParser, defaults_from_log: bool = Fa
     parser.add_argument("--sessions", type=Path, help="sessions folder (default: ./sessions or $WORKBENCH_SESSIONS)")
 
 
-def make_provider(name: str, model: str | None, base_url: str | None, script: Path | None, start_at: int = 0
-                  ) -> Provider:  # fmt: skip
-    """A provider by name; a missing key or script is a SessionUsageError naming what is missing."""
-    if name == "scripted":
-        from workbench.agent.scripted import ScriptedProvider, load_script
+def provider_spec(args: argparse.Namespace, default: str | None = None) -> ProviderSpec:
+    """The provider the options name; what they leave out is `default` (run: anthropic) or, for resume and branch,
+    the session's own."""
+    return ProviderSpec(args.provider or default, args.model, args.base_url, args.script)
 
-        if script is None:
-            raise SessionUsageError("--provider scripted needs --script FILE (a script or a saved session)")
-        try:
-            return ScriptedProvider(load_script(script), model or "scripted", start_at, str(script.resolve()))
-        except (ValueError, OSError) as exc:
-            raise SessionUsageError(str(exc)) from None
-    from workbench.agent.providers import make_provider as make_remote
 
+@contextlib.contextmanager
+def cli_terms(script_help: str = "a script or a saved session") -> Iterator[None]:
+    """The core's errors that name what is missing, said as the option that gives it."""
     try:
-        return make_remote(name, model, base_url)
-    except (MissingKeyError, ValueError) as exc:
-        raise SessionUsageError(str(exc)) from None
+        yield
+    except ScriptMissing:
+        raise SessionUsageError(f"--provider scripted needs --script FILE ({script_help})") from None
 
 
 def handle(args: argparse.Namespace) -> int:

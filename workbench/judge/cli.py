@@ -55,10 +55,11 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _provider(args: argparse.Namespace) -> Provider:
-    from workbench.cli.session_args import SessionUsageError, make_provider
+    from workbench.cli.session_args import SessionUsageError, cli_terms, provider_spec
 
     try:
-        return make_provider(args.provider, args.model, args.base_url, args.script)
+        with cli_terms(script_help="a JSON script of judge answers"):
+            return provider_spec(args).make()
     except SessionUsageError as exc:
         raise JudgeUsageError(str(exc)) from None
 

@@ -19,9 +19,10 @@ from workbench.judge.result import DESIGN_FILE, LEVELS, PARTS, SOLUTION_FILE, Ju
 from workbench.judge.validate import CheckedAnswer, check_answer
 from workbench.session import events
 from workbench.session.events import Event
-from workbench.session.history import complete_prefix, complete_turns, effective, rebuild
-from workbench.session.log import LogError, SessionLog, read_log
-from workbench.session.writer import SessionBusy, Writer
+from workbench.session.history import complete_prefix, rebuild
+from workbench.session.log import LogError
+from workbench.session.service import HeldSession, Session
+from workbench.session.writer import SessionBusy
 from workbench.tasks import Task, TaskFormatError, load_task
 
 MAX_TOKENS = 8192
@@ -133,60 +134,40 @@ def judge_session(session_folder: Path, provider: Provider, turn: int | None = N
     event with the result to its events.jsonl, and return the judgement. The session's writer lock is taken
     first and held until the judgement is logged: a session another process runs is refused before anything is
     sent to (and paid for with) the judge's model."""
-    path = session_folder / "events.jsonl"
-    if not path.exists():
-        try:
-            read_log(path)  # raises its own error: no session here
-        except LogError as exc:
-            raise JudgeUsageError(str(exc)) from None
     try:
-        writer = Writer.claim(session_folder, "judge")
+        held = Session.claim(session_folder, "judge")
     except SessionBusy as exc:
         raise JudgeUsageError(f"{exc}: judge it when that ends") from None
-    with writer:
-        return _judge_held(session_folder, provider, turn, root, writer)
-
-
-def _judge_held(session_folder: Path, provider: Provider, turn: int | None, root: Path | None,
-                writer: Writer) -> Judgement:  # fmt: skip
-    path = session_folder / "events.jsonl"
-    try:
-        contents = read_log(path)  # under the lock: nothing else appends until the judgement is logged
     except LogError as exc:
         raise JudgeUsageError(str(exc)) from None
-    live = effective(contents.events)
+    with held:
+        return _judge_held(held, provider, turn, root)
+
+
+def _judge_held(held: HeldSession, provider: Provider, turn: int | None, root: Path | None) -> Judgement:
+    record = held.record  # read under the lock: nothing else appends until the judgement is logged
+    live = record.effective
     if turn is not None:
-        turns = complete_turns(live)
-        if not 0 <= turn <= turns:
-            raise JudgeUsageError(f"{session_folder.name} has {turns} complete turns; --turn must be 0..{turns}")
+        if not 0 <= turn <= record.turns:
+            raise JudgeUsageError(f"{record.folder.name} has {record.turns} complete turns; "
+                                  f"--turn must be 0..{record.turns}")  # fmt: skip
         live = complete_prefix(live, up_to_turn=turn)
     state = rebuild(live)
-    start = contents.start
+    start = record.start
     try:
         task = load_task(start.task, root)
     except TaskFormatError as exc:
         raise JudgeUsageError(f"the session's task {start.task!r} cannot be loaded: {exc}") from None
     solution = state.files.get(SOLUTION_FILE)
     if solution is None:
-        raise JudgeUsageError(f"{session_folder.name} has no {SOLUTION_FILE} to judge")
+        raise JudgeUsageError(f"{record.folder.name} has no {SOLUTION_FILE} to judge")
     inputs = JudgeInputs(task.name, _read(task.file("task.md"), "task"), _guidance(task), solution,
                          state.files.get(DESIGN_FILE))  # fmt: skip
     judgement = judge(inputs, provider)
-    judgement.session = session_folder.name
+    judgement.session = record.folder.name
     judgement.turn = judged_turn = turn if turn is not None else state.turn
-    _append(path, contents.events[-1].seq + 1, judgement_event(judgement, judged_turn), writer)
+    held.append(judgement_event(judgement, judged_turn))
     return judgement
-
-
-def _append(path: Path, next_seq: int, event: events.Judgement, writer: Writer) -> None:
-    from workbench.session.store import repair_log
-
-    repair_log(path)  # a torn last line (a kill mid-write) must not swallow the new event
-    log = SessionLog(path, next_seq=next_seq, writer=writer)
-    try:
-        log.append(event)
-    finally:
-        log.close()
 
 
 def judgement_event(judgement: Judgement, turn: int) -> events.Judgement:

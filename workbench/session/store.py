@@ -1,4 +1,5 @@
-"""Session folders: create one, reopen one to resume it, branch one at a turn.
+"""Session folders, the primitives: create one (a branch's with its parent's first turns), find where one picks up
+again, repair and reopen its log. Front ends do not call these: `service.py` composes them into the Session service.
 
 `sessions/<id>/events.jsonl` is the whole truth; `work/` is the agent's workspace, which resume and
 branch rebuild from the log. The first event, `session_start`, carries what it takes to reproduce
@@ -229,9 +230,10 @@ def reopen(folder: Path, point: ResumePoint, provider: Provider, writer: Writer,
     return log
 
 
-def task_of(start: SessionStart) -> Task:
+def task_of(start: SessionStart, root: Path | None = None) -> Task:
+    """The session's task, from the project's tasks or those under `root` (a bench plan's)."""
     try:
-        return load_task(start.task)
+        return load_task(start.task, root)
     except Exception as exc:
         raise LogError(f"the session's task {start.task!r} cannot be loaded: {exc}") from None
 
@@ -244,7 +246,3 @@ def build_loop(setup: SessionSetup, folder: Path, log: SessionLog, state: Sessio
     loop = AgentLoop(setup.provider, tools, log, state, SYSTEM_PROMPT, setup.limits, callbacks, price=cost)
     loop.requeue_notes(state.pending_notes)
     return loop
-
-
-def resumable_state(events: list[Event]) -> SessionState:
-    return rebuild(complete_prefix(events))

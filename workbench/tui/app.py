@@ -12,12 +12,14 @@ from textual.screen import Screen
 
 from workbench.guidance import parse_levels
 from workbench.session.log import LogError
-from workbench.session.store import detect_session_mode, sessions_root
+from workbench.session.service import Session
+from workbench.session.specs import ProviderSpec, find_script
+from workbench.session.store import sessions_root
 from workbench.tasks import TaskFormatError, load_task
-from workbench.tui.catalog import BUILTIN_SCRIPTS, available_providers, find_script
+from workbench.tui.catalog import BUILTIN_SCRIPTS, available_providers
 from workbench.tui.dialogs import NewSessionChoice, NewSessionDialog
 from workbench.tui.home import HomeScreen
-from workbench.tui.launch import LaunchError, LiveSession, new_session, provider_for, resume_session
+from workbench.tui.launch import LaunchError, new_session, resume_session
 from workbench.tui.live_screen import CONTROLS, LiveScreen
 from workbench.tui.replay_screen import ReplayScreen
 
@@ -79,9 +81,8 @@ class WorkbenchApp(App[None]):
                       base_url: str | None = None) -> LiveScreen | None:  # fmt: skip
         try:
             levels = parse_levels(levels_text) if levels_text else set()
-            provider = provider_for(provider_name, task, levels, self.script_dirs, model, base_url=base_url)
-            live = new_session(task, levels, provider, self.mode or detect_session_mode(), self.sessions_root,
-                               budget or self.budget, base_url)  # fmt: skip
+            provider = ProviderSpec(provider_name, model, base_url, script_dirs=tuple(self.script_dirs))
+            live = new_session(task, levels, provider, self.mode, self.sessions_root, budget or self.budget)
         except (LaunchError, ValueError, OSError) as exc:
             self.notify(str(exc), severity="error")
             return None
@@ -96,7 +97,7 @@ class WorkbenchApp(App[None]):
         self.pop_screen()
         self._go_live(live, paused=True)
 
-    def _go_live(self, live: LiveSession, paused: bool) -> LiveScreen:
+    def _go_live(self, live: Session, paused: bool) -> LiveScreen:
         screen = LiveScreen(live, paused=paused)
         screen.closers = self.closers
         self.push_screen(screen)

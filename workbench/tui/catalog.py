@@ -8,8 +8,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.session.history import effective, rebuild
-from workbench.session.log import LogError, read_log
+from workbench.session.log import LogError
+from workbench.session.service import Session
+from workbench.session.specs import find_script
+
+__all__ = ["SessionSummary", "available_providers", "best_speedups", "find_script", "find_sessions", "summarize"]
 
 BUILTIN_SCRIPTS = Path(__file__).resolve().parent.parent / "agent" / "scripts"
 PROVIDER_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -47,8 +50,8 @@ def condition_of(levels: Iterable[int]) -> str:
 
 def summarize(folder: Path) -> SessionSummary:
     """A session's line on the home screen, from its log alone."""
-    contents = read_log(folder / "events.jsonl")
-    start, state = contents.start, rebuild(effective(contents.events))
+    record = Session.open(folder)
+    start, state = record.start, record.state
     return SessionSummary(
         folder=folder,
         session_id=start.session_id,
@@ -86,20 +89,6 @@ def best_speedups(sessions: Iterable[SessionSummary]) -> dict[tuple[str, str], f
             key = (s.task, s.condition)
             best[key] = max(best.get(key, 0.0), s.best_speedup)
     return best
-
-
-def find_script(task: str, levels: set[int], dirs: Iterable[Path]) -> Path | None:
-    """A script for a demo session on a task: `<task>_<guided|unguided>.json`, else `<task>.json`,
-    else any `<task>*.json`, searched in each folder in turn."""
-    condition = "guided" if levels else "unguided"
-    for folder in dirs:
-        for name in (f"{task}_{condition}.json", f"{task}.json"):
-            if (folder / name).is_file():
-                return folder / name
-        matches = sorted(folder.glob(f"{task}*.json"))
-        if matches:
-            return matches[0]
-    return None
 
 
 def available_providers(has_script: bool, env: Mapping[str, str] | None = None) -> list[str]:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from workbench.judge import read_judgements
 from workbench.session.events import Event, SessionStart
-from workbench.session.history import effective, rebuild
-from workbench.session.store import load_session
+from workbench.session.history import rebuild
+from workbench.session.service import Session
 from workbench.tui.catalog import condition_of
 from workbench.tui.curve import Curve, first_correct_submission, speedup_curve
 from workbench.tui.timeline import cost_text, last_turn, up_to_turn
@@ -31,8 +31,8 @@ class Side:
 
     @classmethod
     def load(cls, folder: Path) -> Side:
-        events, start, _ = load_session(folder)
-        return cls(folder, effective(events), start)
+        record = Session.open(folder)
+        return cls(folder, record.effective, record.start)
 
     @property
     def condition(self) -> str:

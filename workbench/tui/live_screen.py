@@ -22,9 +22,8 @@ from workbench.agent.conversation import Delta
 from workbench.session.events import Event, Files, ToolCall, TurnEnd
 from workbench.session.history import rebuild
 from workbench.session.loop import AgentLoop, LoopCallbacks, LoopState
-from workbench.session.store import build_loop
+from workbench.session.service import Session
 from workbench.tui.dialogs import NoteDialog
-from workbench.tui.launch import LiveSession
 from workbench.tui.session_view import SessionView
 from workbench.tui.workspace_watch import watch_solution
 
@@ -75,14 +74,14 @@ class LiveScreen(SessionView):
     class OutsideSave(Message):
         """solution.py was written in the workspace (by anyone: the filter is on the UI thread)."""
 
-    def __init__(self, live: LiveSession, paused: bool = False) -> None:
-        super().__init__(live.start)
+    def __init__(self, live: Session, paused: bool = False) -> None:
+        super().__init__(live.start_event)
         self.live = live
         self.start_paused = paused
         self.busy = ""  # what a human worker is doing, shown with the state
         self.closers: list[threading.Thread] = []  # threads closing the session after the screen
         callbacks = LoopCallbacks(self._from_loop_event, self._from_loop_delta, self._from_loop_state)
-        self.loop: AgentLoop = build_loop(live.setup, live.folder, live.log, live.state, callbacks)
+        self.loop: AgentLoop = live.attach(callbacks)  # started once the screen is up
         self._agent_writing = False  # between the agent's first tool call of a turn and the turn's end
         self._pointed_out = ""  # the outside save last pointed out while the agent drives
         self._pending: list[Event] = []  # events from the loop not shown yet
@@ -110,7 +109,7 @@ class LiveScreen(SessionView):
 
         def close() -> None:
             self.loop.wait()
-            self.live.log.close()
+            self.live.close()
 
         closer = threading.Thread(target=close, name="session-close", daemon=True)
         closer.start()

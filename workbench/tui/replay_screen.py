@@ -9,11 +9,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
-from workbench.session.history import complete_turns, effective, rebuild
+from workbench.session.history import rebuild
 from workbench.session.log import LogError
-from workbench.session.store import load_session
-from workbench.tui.branching import branch_session
-from workbench.tui.launch import LaunchError
+from workbench.session.service import Session
+from workbench.tui.launch import LaunchError, branch_session
 from workbench.tui.session_view import SessionView
 from workbench.tui.timeline import last_turn, up_to_turn
 from workbench.tui.widgets.timing import TimingPanel
@@ -34,13 +33,13 @@ class ReplayScreen(SessionView):
     ]
 
     def __init__(self, folder: Path) -> None:
-        events, start, self.torn = load_session(folder)
-        super().__init__(start)
-        self.folder = folder
-        self.events = effective(events)
+        self.record = Session.open(folder)
+        super().__init__(self.record.start)
+        self.folder, self.torn = folder, self.record.torn
+        self.events = self.record.effective
         self.last = last_turn(self.events)
         self.cursor = self.last
-        self.end_reason = rebuild(self.events).end_reason  # of the whole session, not of the cursor's turn
+        self.end_reason = self.record.state.end_reason  # of the whole session, not of the cursor's turn
 
     def compose_top(self) -> ComposeResult:
         yield Static(self._cursor_text(), id="cursor-bar")
@@ -86,7 +85,7 @@ class ReplayScreen(SessionView):
         from workbench.tui.live_screen import LiveScreen
 
         app = self._app()
-        turn = min(self.cursor, complete_turns(self.events))
+        turn = min(self.cursor, self.record.turns)
         try:
             live = branch_session(self.folder, turn, app.sessions_root, app.script_dirs)
         except (LaunchError, LogError, ValueError, OSError) as exc:

@@ -1,0 +1,107 @@
+"""What a session is made with, said once: its limits and its provider.
+
+`make_limits` checks the limits a command or a form asks for, `recorded_limits` reads them back from a session's
+`session_start`. A `ProviderSpec` names a provider (provider, model, server, script) without making it: given by a
+front end, read from a session's log, or the two merged (a resume or a branch with another model); `make` turns it
+into the Provider, a scripted one skipping the responses a resumed or branched session has already played.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.agent.provider import MissingKeyError, Provider
+from workbench.session.events import SessionStart
+from workbench.session.loop import Limits
+
+
+class SessionUsageError(ValueError):
+    """A session that cannot be made as asked (no key, no script, a budget under one turn, a task without guidance,
+    a turn out of range): one line, exit status 2, nothing made."""
+
+
+class ScriptMissing(SessionUsageError):
+    """A scripted provider with no script given, recorded or found; a front end may word it in its own terms."""
+
+
+def make_limits(budget: int = 350, wall_clock_s: float | None = None, cost_usd: float | None = None) -> Limits:
+    """The limits a front end asks for (a command's options, the app's form, a bench plan), checked: a session needs
+    at least one turn."""
+    if budget < 1:
+        raise SessionUsageError("the budget must be at least 1 turn")
+    return Limits(budget, wall_clock_s, cost_usd)
+
+
+def recorded_limits(start: SessionStart) -> Limits:
+    """The limits a session was started with: a resume goes on under them and a branch inherits them."""
+    return Limits(start.budget, start.wall_clock_s, start.cost_limit_usd)
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """A provider by name, its model and server, and for a scripted one its script. None is "the default": the
+    provider's default model and server for a new session, the session's own in an override of a resume or branch.
+    `script_dirs` are searched for a script of the task when none is given or recorded (the app's demo scripts)."""
+
+    name: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    script: Path | None = None
+    script_dirs: tuple[Path, ...] = ()
+
+    @classmethod
+    def recorded(cls, start: SessionStart) -> ProviderSpec:
+        """What the session ran with; its script only while that file still exists (a resume elsewhere needs
+        another, given or found)."""
+        script = Path(start.script) if start.script and Path(start.script).exists() else None
+        return cls(start.provider, start.model, start.base_url, script)
+
+    def overridden_by(self, other: ProviderSpec | None) -> ProviderSpec:
+        """This spec with what `other` names instead. A model, server or script belongs to its provider: naming
+        another provider drops this one's, so a session of one model is never resumed on another's name."""
+        if other is None:
+            return self
+        same = other.name in (None, self.name)
+        return ProviderSpec(
+            name=other.name or self.name,
+            model=other.model or (self.model if same else None),
+            base_url=other.base_url or (self.base_url if same else None),
+            script=other.script or (self.script if same else None),
+            script_dirs=other.script_dirs or self.script_dirs,
+        )
+
+    def make(self, task: str | None = None, levels: Iterable[int] = (), played: int = 0) -> Provider:
+        """The Provider; for a scripted one, its script from the response after the `played` ones. A missing key,
+        an unknown name or a script that cannot be read is a SessionUsageError, before anything is made."""
+        from workbench.agent.providers import make_provider
+
+        name = self.name or "anthropic"
+        try:
+            if name == "scripted":
+                script = self.script or (find_script(task, set(levels), self.script_dirs) if task else None)
+                if script is None:
+                    found = f" for task {task}" if task and self.script_dirs else ""
+                    raise ScriptMissing(f"the scripted provider needs a script (a script file or a saved session): "
+                                        f"none was given, recorded or found{found}")  # fmt: skip
+                return make_provider(name, self.model, script=script, start_at=played)
+            return make_provider(name, self.model, self.base_url)
+        except (MissingKeyError, ValueError, OSError) as exc:
+            if isinstance(exc, SessionUsageError):
+                raise
+            raise SessionUsageError(str(exc)) from None
+
+
+def find_script(task: str, levels: set[int], dirs: Iterable[Path]) -> Path | None:
+    """A script for a demo session on a task: `<task>_<guided|unguided>.json`, else `<task>.json`,
+    else any `<task>*.json`, searched in each folder in turn."""
+    condition = "guided" if levels else "unguided"
+    for folder in dirs:
+        for name in (f"{task}_{condition}.json", f"{task}.json"):
+            if (folder / name).is_file():
+                return folder / name
+        matches = sorted(folder.glob(f"{task}*.json"))
+        if matches:
+            return matches[0]
+    return None
