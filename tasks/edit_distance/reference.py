@@ -1,11 +1,7 @@
 """Batched Levenshtein distance, as a PyTorch user writes it.
 
-The dynamic program D[i][j] = min(D[i-1][j] + 1, D[i][j-1] + 1, D[i-1][j-1] + (a[i-1] != b[j-1]))
-is sequential along both axes. The reference loops over the rows i of a in Python and vectorises
-each row over the batch and over j: with E[j] = min(D[i-1][j] + 1, D[i-1][j-1] + cost) and E[0] = i,
-the within-row dependency D[i][j] = min(E[j], D[i][j-1] + 1) unrolls to
-D[i][j] = j + cummin_k<=j(E[k] - k), one torch.cummin per row. Each pair's answer is read at
-row a_len, column b_len.
+The dynamic program D[i][j] = min(D[i-1][j] + 1, D[i][j-1] + 1, D[i-1][j-1] + (a[i-1] != b[j-1])),
+with D[i][0] = i and D[0][j] = j, evaluated in PyTorch. Each pair's answer is D[a_len][b_len].
 """
 
 import torch

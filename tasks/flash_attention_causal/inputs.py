@@ -10,7 +10,7 @@ attention looks like after RoPE:
 - content noise, with logit spread of a few units, so rows differ;
 - values with per-channel means, so outputs are O(0.1..1) rather than averaging to zero.
 Scores stay far from fp32 overflow but span ~10 units, so a kernel without max subtraction in its
-exponent would still be exact here; what is tested is the mask, the scale and the online rescaling.
+exponent would still be exact here; what is tested is the mask, the scale and the normalisation.
 """
 
 import math

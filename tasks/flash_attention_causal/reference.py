@@ -1,6 +1,6 @@
 """Causal self-attention forward, written out the way a PyTorch user checks an attention kernel.
 
-Upcast to fp32, materialise the [B, H, S, S] scores, mask the future with -inf, softmax, weight the
+Upcast to fp32, compute the [B, H, S, S] scores, mask the future with -inf, softmax, weight the
 values, round to the input dtype: the `attention_ref(..., upcast=True)` of FlashAttention's tests.
 """
 

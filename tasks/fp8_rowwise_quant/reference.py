@@ -4,7 +4,7 @@ writes it; the fp8 codes are returned as their uint8 bit patterns (see task.md f
 import torch
 
 FP8_MAX = 448.0  # largest finite float8_e4m3fn
-AMAX_FLOOR = 1e-12  # an all-zero row gets a tiny positive scale instead of 0 (no 0/0)
+AMAX_FLOOR = 1e-12  # floor of amax: an all-zero row's scale is 1e-12 / 448 and its q is 0, never 0/0
 
 
 def reference(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,7 +1,6 @@
 """Inputs for histogram: integer data in [0, bins) and the bin count.
 
-Two distributions, both far from uniform because that is where histograms are hard (many updates of
-the same bin collide):
+Two distributions, both far from uniform, as real data is:
 - "image": pixel-like values. The array is cut into regions of 4096 elements, each with its own mean
   (anywhere in the range) and a small spread (0.5-5.5% of the range), as smooth image areas are:
   inside a region most values fall in a few percent of the bins.

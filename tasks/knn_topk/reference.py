@@ -1,7 +1,7 @@
 """k nearest keys per query by squared L2 distance, as a PyTorch user writes it.
 
-dist[m, n] = |q_m|^2 + |k_n|^2 - 2 q_m . k_n in fp32 (exact here: the entries are small integers);
-the k smallest per row, ties broken by the smaller key index, sorted ascending by (dist, index).
+Every squared distance in fp32 (exact here: the entries are small integers); the k smallest per row, ties
+broken by the smaller key index, sorted ascending by (dist, index).
 """
 
 import torch
@@ -10,8 +10,8 @@ import torch
 def reference(queries: torch.Tensor, keys: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     q, x = queries.float(), keys.float()
     dist = (q * q).sum(1, keepdim=True) + (x * x).sum(1) - 2.0 * (q @ x.T)
-    # torch.topk does not specify which of several equal values it returns, so rank on an exact int64 key
-    # (distance, index): the distances are integers below 2^24, so dist * N + n is exact and unique.
+    # torch.topk does not specify which of several equal values it returns; dist * N + n (exact: the distances are
+    # integers below 2^24) makes the tie rule explicit.
     n = keys.shape[0]
     order = dist.long().mul_(n).add_(torch.arange(n, device=dist.device))
     key = order.topk(k, dim=1, largest=False, sorted=True).values

@@ -4,7 +4,7 @@ Each row is Gaussian noise (std 2.5) around a per-row offset drawn with std `off
 (offsets of a few units) or log-space recurrent states (offsets of tens to hundreds, as in a
 log-space scan of a long sequence). When offset_std > 0 and there are two rows or more, the first
 row sits at +2.5 * offset_std and the second at -2.5 * offset_std, so every workload with large
-offsets has rows where exp(x) overflows or underflows fp32 and only a max-shifted form is right.
+offsets has rows where exp(x) overflows or underflows fp32.
 """
 
 import torch

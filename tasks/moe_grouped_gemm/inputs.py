@@ -1,4 +1,4 @@
-"""Inputs for moe_grouped_gemm: routed tokens sorted by expert, the experts' fused gate/up weights, the offsets.
+"""Inputs for moe_grouped_gemm: routed tokens sorted by expert, the experts' concatenated gate/up weights, offsets.
 
 A router with skewed expert popularity (real MoE routers are far from uniform, even with a balancing loss) assigns
 each of the T routed rows (tokens x top-k) to one of E experts; the rows are grouped by expert, so expert e owns the

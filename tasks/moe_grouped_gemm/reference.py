@@ -1,7 +1,7 @@
 """Reference for moe_grouped_gemm: one matmul per expert over its slice of the sorted rows.
 
-This is what a PyTorch MoE layer does without a grouped-GEMM kernel (the Hugging Face Mixtral / Qwen-MoE expert
-loop): read the offsets on the host, then launch one bf16 GEMM (fp32 accumulation) per non-empty expert.
+This is the expert loop of a PyTorch MoE layer (Hugging Face Mixtral / Qwen-MoE style): one bf16 GEMM (fp32
+accumulation) per non-empty expert, over the rows its offsets give.
 """
 
 import torch

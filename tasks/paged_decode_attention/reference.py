@@ -1,4 +1,4 @@
-"""Single-token decode attention over a paged KV cache, vectorised the way a PyTorch user writes it.
+"""Single-token decode attention over a paged KV cache, batched the way a PyTorch user writes it.
 
 Gather every sequence's pages through block_tables into a padded [B, L, H_kv, D] K and V (L =
 max_blocks * block_size), upcast to fp32, score each query head against its KV head (GQA: query head h

@@ -1,4 +1,4 @@
-"""Reference for rmsnorm_residual, written the way a PyTorch model (vLLM-style fused_add_rms_norm) does it."""
+"""Reference for rmsnorm_residual, written the way a PyTorch model does it (the add, then the norm, as in vLLM)."""
 
 import torch
 

@@ -1,7 +1,7 @@
 """Reference for rope_qk_norm: per-head RMSNorm of q and k, then rotary embedding (NeoX / Hugging Face halves).
 
 Written the way a PyTorch model does it (Qwen3 attention: q_norm, k_norm, then apply_rotary_pos_emb with
-rotate_half), with every step in float32 and one rounding to bfloat16 at the end, as a fused kernel in vLLM keeps it.
+rotate_half), with every step in float32 and one rounding to bfloat16 at the end, as vLLM's kernel does.
 """
 
 import torch

@@ -1,9 +1,9 @@
 """Reference for segmented_scan: h[t] = a[t] * h[t-1] + b[t], restarting at every sequence start.
 
 The recurrence is sequential in time and plain PyTorch has no scan for it, so this is the loop a
-PyTorch user writes: one step per time index up to the longest sequence, vectorised over all
+PyTorch user writes: one step per time index up to the longest sequence, batched over all
 sequences still running and over the channels. Sequences are sorted longest first so the ones still
-running at step t are a prefix of the batch (no masking, no per-step host sync).
+running at step t are a prefix of the batch (no masking, no per-step copy to the host).
 """
 
 import torch

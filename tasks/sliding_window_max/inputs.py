@@ -1,7 +1,7 @@
 """Inputs for sliding_window_max: many rows of a 1-D signal x [B, T] (fp32 or bf16) and a window w.
 
 The rows imitate real signals: a slowly varying baseline (a random walk), an oscillation, noise, and
-sparse spikes (transients / outliers), so the running maximum changes both gradually and abruptly and
+sparse spikes (transients / outliers), so the windowed maximum changes both gradually and abruptly and
 long stretches where the maximum sits at a window edge occur.
 """
 

@@ -1,6 +1,6 @@
 """Sliding-window maximum of each row, as a PyTorch user writes it: a stride-1 1-D max pool.
 
-y[b, t] = max(x[b, t : t + w]) for t in [0, T - w + 1); max_pool1d compares w values per output.
+y[b, t] = max(x[b, t : t + w]) for t in [0, T - w + 1).
 """
 
 import torch

@@ -1,8 +1,8 @@
 """Inputs for stream_compaction: a 1-D value array and a boolean keep-mask of a given density.
 
 Survivors are drawn independently with probability `density`, but in runs (the keep probability of
-an element follows a slowly varying local rate), as in thresholded gradients or occupancy masks where
-kept entries cluster: some tiles are nearly full and others nearly empty, so per-tile counts vary.
+an element follows a slowly varying local rate), as in thresholded gradients or occupied-cell masks where
+kept entries cluster: some stretches of the array are nearly full and others nearly empty.
 Values are standard normal (no zeros, so a missing or misplaced survivor always shows).
 """
 

@@ -1,4 +1,4 @@
-"""Inputs for swiglu: the fused gate|up projection output of a Llama-style MLP, x [T, 2F] bf16.
+"""Inputs for swiglu: the concatenated gate|up projection output of a Llama-style MLP, x [T, 2F] bf16.
 
 The gate half is what the up-projection GEMM produces for a trained model: roughly zero-mean with unit spread and a
 heavier negative/positive tail (a few large pre-activations), so silu sees both its linear and its saturated

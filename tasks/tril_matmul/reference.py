@@ -1,4 +1,4 @@
-"""Reference for tril_matmul: C = tril(A) @ B as a PyTorch user writes it (a dense product on the masked copy)."""
+"""Reference for tril_matmul: C = tril(A) @ B as a PyTorch user writes it."""
 
 import torch
 

@@ -1,9 +1,8 @@
 """Viterbi decoding of a linear-chain CRF / HMM, as a PyTorch user writes it.
 
-The recurrence is sequential in time, so the reference loops over the T steps in Python and
-vectorises each step over the batch and the states (an [B, S, S] max-plus step), then loops back
-over time to follow the backpointers. Ties go to the lowest state index (torch.max over a dim
-returns the first maximal index).
+The reference loops over the T steps in Python, each step batched over the chains and the states
+(a [B, S, S] max-plus step), then loops back over time to follow the backpointers. Ties go to the lowest
+state index (torch.max over a dim returns the first maximal index).
 """
 
 import torch

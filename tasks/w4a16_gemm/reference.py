@@ -1,5 +1,5 @@
 """Reference for w4a16_gemm: unpack the int4 weight, dequantise it to fp16, then an fp16 GEMM (fp32 accumulation),
-the way a PyTorch user without a fused kernel runs a GPTQ/AWQ-style checkpoint."""
+the way a PyTorch user runs a GPTQ/AWQ-style checkpoint in plain PyTorch."""
 
 import torch
 
