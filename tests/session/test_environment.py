@@ -44,3 +44,14 @@ def test_measured_ceilings_are_found_for_the_gpu_by_name(tmp_path):
     path.write_text(json.dumps({"NVIDIA H200|sm90|cuda13.0|torch2.11": {"bandwidth_gbps": 4251, "matmul_tflops": 786}}))
     assert measured_ceilings(path, "NVIDIA H200")["bandwidth_gbps"] == 4251
     assert measured_ceilings(path, "NVIDIA A100") is None
+
+
+def test_a_guided_and_an_unguided_first_message_carry_the_same_environment_block():
+    from workbench.session.environment import current_environment
+    from workbench.session.prompt import first_message
+    from workbench.tasks import load_task
+
+    task = load_task("cross_entropy")
+    block = current_environment("interpret", 120)
+    for levels in (set(), {1}, {1, 2, 3}):
+        assert block in first_message(task, task.path, levels, 120, "interpret")

@@ -142,3 +142,16 @@ def environment_block(mode: str, facts: dict[str, Any] | None, ceilings: dict[st
         f"- You have {budget} turns; you may call several tools in one turn.",
     ]
     return "\n".join(lines)
+
+
+def current_environment(mode: str, budget: int) -> str:
+    """The block for a session starting now on this machine: the GPU asked (once, cached beside the harness's
+    ceilings) and its measured ceilings when an eval has measured them."""
+    if mode != "cuda":
+        return environment_block(mode, None, None, budget)
+    from workbench.harness.runner import ceilings_cache_dir
+
+    folder = ceilings_cache_dir()
+    facts = device_facts(folder / "device.json")
+    ceilings = measured_ceilings(folder / "ceilings.json", facts["name"]) if facts else None
+    return environment_block(mode, facts, ceilings, budget)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from workbench.guidance import LEVEL_NAMES
+from workbench.session.environment import current_environment
 from workbench.tasks import Task
 
 SYSTEM_PROMPT = """\
@@ -37,8 +38,7 @@ def first_message(task: Task, work: Path, levels: set[int], budget: int, mode: s
     for w in task.workloads:
         flag = " (small enough for the CPU interpreter)" if w.interpret else ""
         lines.append(f"- `{w.name}`: {w.describe()}{flag}")
-    timing = "on a GPU: correctness and timing" if mode == "cuda" else "in the CPU interpreter: correctness only"
-    lines += ["", f"Evaluations run {timing}. You have {budget} turns."]
+    lines += ["", current_environment(mode, budget)]  # the same for both conditions of a pair
     if levels:
         given = ", ".join(LEVEL_NAMES[level] for level in sorted(levels))
         lines += ["", f"Expert guidance is in GUIDANCE.md ({given}). Read it before you design your kernel."]
