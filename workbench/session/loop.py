@@ -34,7 +34,7 @@ from workbench.session import events as ev
 from workbench.session.events import Event
 from workbench.session.history import SessionState
 from workbench.session.log import SessionLog
-from workbench.session.tools import TOOL_SPECS, ToolBox, compact_eval
+from workbench.session.tools import ToolBox, compact_eval
 from workbench.session.workspace import BlobHashes, apply_files, diff_files, keep_blobs, restore_blobs, text_files
 
 NUDGE = "You ended your turn without a submission. Keep working, and call submit when your kernel is ready."
@@ -316,7 +316,7 @@ class AgentLoop:
             delivered = f"A note from the person watching: {text}"
             self._log(ev.Human(turn=self.state.turn, action="note_delivered", text=text, text_for_agent=delivered))
             self.state.conversation.add_user_text(delivered)
-        request = ModelRequest(self.system, TOOL_SPECS, list(self.state.conversation.messages))
+        request = ModelRequest(self.system, self.tools.specs, list(self.state.conversation.messages))
         self._log(ev.ModelRequest(turn=turn, messages=len(request.messages), notes_delivered=notes))
         try:
             response = self.provider.complete(request, self.callbacks.on_delta, self._cancel, self._on_retry)

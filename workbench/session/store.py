@@ -30,7 +30,8 @@ from workbench.session.history import SessionState, add_discarded_spend, complet
 from workbench.session.log import LogError, SessionLog, read_log
 from workbench.session.loop import AgentLoop, Limits, LoopCallbacks, restore_workspace
 from workbench.session.prompt import SYSTEM_PROMPT, first_message
-from workbench.session.tools import TOOL_SPECS, ToolBox
+from workbench.session.tool_specs import tool_specs
+from workbench.session.tools import ToolBox
 from workbench.session.workspace import create_workspace, text_files
 from workbench.session.writer import Writer
 from workbench.tasks import Task, load_task, project_root
@@ -109,7 +110,7 @@ def start_event(setup: SessionSetup, session_id: str, parent: dict[str, Any] | N
         versions=_versions(),
         device=_gpu_name() or "cpu (no CUDA GPU)",
         system=SYSTEM_PROMPT,
-        tools=[spec.to_dict() for spec in TOOL_SPECS],
+        tools=[spec.to_dict() for spec in tool_specs(setup.task)],  # the task's workload names as enums
         initial_messages=[initial.to_dict()],
     )
 
