@@ -3,9 +3,9 @@
 import pytest
 from conftest import REPO
 
-from workbench.agent.scripted import load_script
 from workbench.session.history import rebuild
 from workbench.session.log import read_log
+from workbench.session.specs import session_turns
 
 EXAMPLES = sorted((REPO / "sessions" / "examples").iterdir())
 
@@ -25,5 +25,14 @@ def test_example_is_scripted_complete_and_replayable(folder):
     assert state.submissions == state.correct_submissions == 1
     assert any(e.kind == "eval_result" and not e.result["correct"] for e in events)  # a failing eval first
     assert state.files["solution.py"] == (folder / "work" / "solution.py").read_text()
-    played = load_script(folder)
+    played = session_turns(folder)
     assert [t.content for t in played] == [e.content for e in events if e.kind == "model_response"]
+
+
+@pytest.mark.parametrize("folder", EXAMPLES, ids=lambda p: p.name)
+def test_a_saved_session_plays_back_as_a_scripted_provider_from_any_turn(folder):
+    from workbench.session.specs import ProviderSpec
+
+    responses = session_turns(folder)
+    provider = ProviderSpec(name="scripted", script=folder).make(played=2)
+    assert provider.name == "scripted" and provider.position == 2 and provider.turns == responses

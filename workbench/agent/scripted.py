@@ -34,18 +34,10 @@ class ScriptedTurn:
 
 
 def load_script(path: Path) -> list[ScriptedTurn]:
-    """A script: a JSON list of turns `{"content": [blocks], "stop_reason": ..., "usage": ..., "delay_s": ...}`,
-    or a session folder / events.jsonl, whose model responses are played back in order."""
-    events_path = path / "events.jsonl" if path.is_dir() else path
-    if events_path.name == "events.jsonl":
-        from workbench.session.events import ModelResponse
-        from workbench.session.log import read_log
-
-        return [
-            ScriptedTurn(e.content, e.stop_reason, e.usage)
-            for e in read_log(events_path).events
-            if isinstance(e, ModelResponse)
-        ]
+    """A script: a JSON list of turns `{"content": [blocks], "stop_reason": ..., "usage": ..., "delay_s": ...}`.
+    (A saved session played back as a script is read by the session layer: session/specs.py.)"""
+    if path.is_dir() or path.name == "events.jsonl":
+        raise ValueError(f"{path}: a saved session, not a script file (the session layer plays sessions back)")
     try:
         raw = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:

@@ -70,7 +70,7 @@ def _command(args: argparse.Namespace) -> Callable[[], int]:
 
         return lambda: judge(args)
     if args.command in ("run", "resume", "branch", "replay"):
-        from workbench.cli.session_args import handle
+        from workbench.cli.sessions import handle
 
         return lambda: handle(args)
     return lambda: EXIT_USAGE

@@ -12,7 +12,7 @@ from typing import Any
 from workbench.guidance import parse_levels
 from workbench.session.specs import ProviderSpec, ScriptMissing, SessionUsageError
 
-__all__ = ["SessionUsageError", "add_parsers", "cli_terms", "handle", "levels_of", "provider_spec"]
+__all__ = ["SessionUsageError", "add_parsers", "cli_terms", "levels_of", "provider_spec"]
 
 
 def add_parsers(sub: Any) -> None:
@@ -63,12 +63,6 @@ def cli_terms(script_help: str = "a script or a saved session") -> Iterator[None
         yield
     except ScriptMissing:
         raise SessionUsageError(f"--provider scripted needs --script FILE ({script_help})") from None
-
-
-def handle(args: argparse.Namespace) -> int:
-    from workbench.cli import sessions as commands
-
-    return int(getattr(commands, args.command)(args))
 
 
 def levels_of(text: str | None) -> set[int]:

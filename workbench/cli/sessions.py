@@ -97,3 +97,8 @@ def _describe(event: Event) -> str | None:
         details = {k: v for k, v in fields.items() if k not in ("seq", "time", "turn", "kind", "result", "diff")}
         return f"[{turn:>3}] {event.kind}: {json.dumps(details)[:300]}"
     return None
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Run `workbench run | resume | branch | replay`."""
+    return int({"run": run, "resume": resume, "branch": branch, "replay": replay}[args.command](args))

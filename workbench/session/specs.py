@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.agent.provider import MissingKeyError, Provider
-from workbench.session.events import SessionStart
+from workbench.agent.scripted import ScriptedProvider, ScriptedTurn
+from workbench.session.events import ModelResponse, SessionStart
 from workbench.session.loop import Limits
 
 
@@ -85,6 +86,8 @@ class ProviderSpec:
                     found = f" for task {task}" if task and self.script_dirs else ""
                     raise ScriptMissing(f"the scripted provider needs a script (a script file or a saved session): "
                                         f"none was given, recorded or found{found}")  # fmt: skip
+                if is_session_script(Path(script)):
+                    return session_as_script(Path(script), self.model, played)
                 return make_provider(name, self.model, script=script, start_at=played)
             return make_provider(name, self.model, self.base_url)
         except (MissingKeyError, ValueError, OSError) as exc:
@@ -105,3 +108,20 @@ def find_script(task: str, levels: set[int], dirs: Iterable[Path]) -> Path | Non
         if matches:
             return matches[0]
     return None
+
+
+def is_session_script(path: Path) -> bool:
+    return path.is_dir() or path.name == "events.jsonl"
+
+
+def session_turns(path: Path) -> list[ScriptedTurn]:
+    """A saved session's model responses, in order, as a script's turns (a folder or its events.jsonl)."""
+    from workbench.session.log import read_log
+
+    events = read_log(path / "events.jsonl" if path.is_dir() else path).events
+    return [ScriptedTurn(e.content, e.stop_reason, e.usage) for e in events if isinstance(e, ModelResponse)]
+
+
+def session_as_script(path: Path, model: str | None, played: int = 0) -> Provider:
+    """A scripted provider that plays a saved session's responses from the one after `played`."""
+    return ScriptedProvider(session_turns(path), model or "scripted", start_at=played, source=str(path.resolve()))

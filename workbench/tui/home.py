@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -127,8 +127,5 @@ class HomeScreen(Screen[None]):
             self._app().new_session_dialog(self.tasks[table.cursor_row])
 
     def _app(self) -> WorkbenchApp:
-        from workbench.tui.app import WorkbenchApp
-
-        app = self.app
-        assert isinstance(app, WorkbenchApp)
-        return app
+        # the app that pushed this screen; named for the type checker only (the app imports this module)
+        return cast("WorkbenchApp", self.app)

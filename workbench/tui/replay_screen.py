@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -97,8 +97,5 @@ class ReplayScreen(SessionView):
         self.notify(f"branched at turn {turn}: {live.folder.name} (space: run)")
 
     def _app(self) -> WorkbenchApp:
-        from workbench.tui.app import WorkbenchApp
-
-        app = self.app
-        assert isinstance(app, WorkbenchApp)
-        return app
+        # the app that pushed this screen; named for the type checker only (the app imports this module)
+        return cast("WorkbenchApp", self.app)
