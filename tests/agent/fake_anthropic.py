@@ -56,6 +56,14 @@ class Reply:
     stream_error: str | None = None  # an `error` event of this type right after message_start
     garbage: bool = False  # a `data:` line that is not JSON right after message_start (a proxy's mangled stream)
     model: str | None = None  # default: the requested model
+    texts: list[str] | None = None  # text blocks as given, even empty or blank ones (the real model sends those)
+    last_tool_json: str | None = None  # the last tool's input JSON as sent: cut short, or malformed
+
+    def text_blocks(self) -> list[str]:
+        return self.texts if self.texts is not None else ([self.text] if self.text else [])
+
+    def tool_json(self, use: ToolUse, last: bool) -> str:
+        return self.last_tool_json if last and self.last_tool_json is not None else json.dumps(use.input)
 
 
 def text(content: str, **options: Any) -> Reply:
@@ -140,7 +148,7 @@ class FakeAnthropic(FakeServer):
 
 
 def _message(reply: Reply, uses: list[ToolUse], model: str, message_id: str) -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
+    content: list[dict[str, Any]] = [{"type": "text", "text": t} for t in reply.text_blocks()]
     content += [{"type": "tool_use", "id": u.id, "name": u.name, "input": u.input} for u in uses]
     return {
         "id": message_id,
@@ -170,16 +178,16 @@ def _events(reply: Reply, uses: list[ToolUse], message: dict[str, Any]) -> list[
         events.append(sse(mangled, "content_block_delta"))
     events.append(sse({"type": "ping"}, "ping"))
     index = 0
-    if reply.text:
+    for block_text in reply.text_blocks():
         events.append(_block_start(index, {"type": "text", "text": ""}))
-        for piece in pieces(reply.text, reply.chunk):
+        for piece in pieces(block_text, reply.chunk):
             events.append(_block_delta(index, {"type": "text_delta", "text": piece}))
         events.append(sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
         index += 1
-    for use in uses:
+    for number, use in enumerate(uses):
         events.append(_block_start(index, {"type": "tool_use", "id": use.id, "name": use.name, "input": {}}))
         # The real API opens with an empty fragment, then sends the JSON in arbitrary pieces.
-        for piece in ["", *pieces(json.dumps(use.input), reply.chunk)]:
+        for piece in ["", *pieces(reply.tool_json(use, number == len(uses) - 1), reply.chunk)]:
             events.append(_block_delta(index, {"type": "input_json_delta", "partial_json": piece}))
         events.append(sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
         index += 1

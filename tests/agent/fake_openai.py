@@ -52,6 +52,7 @@ class Reply:
     timing: Timing = field(default_factory=Timing)
     omit_ids: bool = False  # as some local servers do
     stream_error: dict[str, Any] | None = None  # an {"error": ...} chunk after the first one
+    last_call_arguments: str | None = None  # the last call's arguments as sent: cut short, or malformed
     model: str | None = None
 
 
@@ -131,7 +132,8 @@ class FakeOpenAI(FakeServer):
         if not body.get("stream"):
             message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
             if calls:
-                message["tool_calls"] = [_call_dict(c, json.dumps(c.arguments)) for c in calls]
+                message["tool_calls"] = [_call_dict(c, _arguments(reply, c, i == len(calls) - 1))
+                                         for i, c in enumerate(calls)]  # fmt: skip
             choice = {"index": 0, "message": message, "finish_reason": finish}
             self.send_json(handler, {**base, "object": "chat.completion", "choices": [choice], "usage": _usage(reply)})
             return
@@ -160,7 +162,7 @@ def _events(reply: Reply, calls: list[ToolCall], base: dict[str, Any], finish: s
         if reply.omit_ids:
             del first["id"]
         events.append(chunk({"tool_calls": [{"index": index, **first}]}))
-        for piece in pieces(json.dumps(c.arguments), reply.chunk):
+        for piece in pieces(_arguments(reply, c, index == len(calls) - 1), reply.chunk):
             events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
     events.append(chunk({}, finish))
     if with_usage:
@@ -181,3 +183,7 @@ def _usage(reply: Reply) -> dict[str, Any]:
     if reply.cached_tokens is not None:
         usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
     return usage
+
+
+def _arguments(reply: Reply, c: ToolCall, last: bool) -> str:
+    return reply.last_call_arguments if last and reply.last_call_arguments is not None else json.dumps(c.arguments)

@@ -15,10 +15,10 @@ def test_on_a_gpu_the_block_names_the_device_its_ceilings_and_the_rules():
     ceilings = {"bandwidth_gbps": 4251.3, "matmul_tflops": 786.2}
     text = environment_block("cuda", H200, ceilings, budget=350)
     for needed in ("NVIDIA H200", "132 SMs", "60.0 MiB of L2", "228 KiB of shared memory per SM", "4.8 TB/s",
-                   "4251 GB/s", "786 TFLOP/s", "CUDA events", "geometric mean", "final submission counts", "0.5",
+                   "4251 GB/s", "786 TFLOP/s", "CUDA events", "geometric mean", "last submission counts", "0.5",
                    "350 turns"):  # fmt: skip
         assert needed in text, needed
-    assert "best correct submission counts" in environment_block("cuda", H200, None, 10, Scoring(counted="best"))
+    assert "Your best correct submission counts" in environment_block("cuda", H200, None, 10, Scoring(counted="best"))
 
 
 def test_without_a_gpu_timing_is_unavailable_never_invented():

@@ -10,7 +10,7 @@ from session_helpers import a_start
 
 from workbench.agent.conversation import Usage
 from workbench.session import events as ev
-from workbench.session.events import EVENT_KINDS, LogError, event_from_dict, event_to_dict
+from workbench.session.events import EVENT_KINDS, SCHEMA_VERSION, LogError, event_from_dict, event_to_dict
 from workbench.session.history import rebuild
 from workbench.session.log import SessionLog, read_log
 
@@ -32,8 +32,8 @@ def one_of_each() -> list[ev.Event]:
         ev.ModelRetry(turn=2, attempt=1, reason="529", delay_s=0.5),
         ev.ToolCall(turn=2, id="t1", name="bash", input={"command": "ls"}),
         ev.ToolResult(turn=2, id="t1", name="bash", text="out", is_error=False),
-        ev.EvalResult(turn=2, by="agent", summary="ok", result=RESULT),
-        ev.Submission(turn=2, by="human", final=True, summary="ok", result=RESULT),
+        ev.EvalResult(turn=2, by="agent", summary="ok", result=RESULT, solution="def solution(): ..."),
+        ev.Submission(turn=2, by="human", final=True, summary="ok", result=RESULT, files={"solution.py": "x"}),
         ev.Files(turn=2, changed={"a.py": "x"}, deleted=["b.py"], blobs_changed={"c.bin": "ab"}, blobs_deleted=["d"]),
         ev.Human(turn=2, action="handback", diff="-a\n+b\n", text="", text_for_agent="A person took over"),
         ev.Interrupt(turn=2, during="model", partial_text="par", tool="bash"),
@@ -45,12 +45,14 @@ def one_of_each() -> list[ev.Event]:
         ev.Judgement(turn=2, task="t", js_design=50.0, js_impl=60.0, design={"L1": {}}, implementation={"L1": {}},
                      provider="p", model="m", prompt_sha256="0", attempts=1, problems=["p"], answers=["a"],
                      solution_sha256="1", design_sha256=None, session="s"),
+        ev.Compaction(turn=40, cut=12, first_message={"role": "user", "content": [{"type": "text", "text": "t"}]},
+                      removed_turns=[1, 34], tokens_before=150_000, tokens_after=60_000, reason="window"),
     ]  # fmt: skip
 
 
 def test_every_kind_is_covered_and_named_after_its_class():
     kinds = """session_start session_resumed model_request model_response model_retry tool_call tool_result
-        eval_result submission files human interrupt error turn_end session_end judgement"""
+        eval_result submission files human interrupt error turn_end session_end judgement compaction"""
     assert {e.kind for e in one_of_each()} == EVENT_KINDS == set(kinds.split())
     for event in one_of_each():
         assert "".join(word.title() for word in event.kind.split("_")) == type(event).__name__
@@ -99,12 +101,12 @@ def test_an_old_log_without_the_later_fields_reads_with_their_defaults(tmp_path)
 
 def test_a_newer_schema_is_refused_in_one_line(tmp_path):
     path = tmp_path / "events.jsonl"
-    newer = {**event_to_dict(a_start()), "version": 2, "a_field_of_version_2": 1}
-    path.write_text(json.dumps(newer) + "\n" + json.dumps({"seq": 1, "kind": "a_kind_of_version_2"}) + "\n")
+    newer = {**event_to_dict(a_start()), "version": SCHEMA_VERSION + 1, "a_field_of_the_next_version": 1}
+    path.write_text(json.dumps(newer) + "\n" + json.dumps({"seq": 1, "kind": "a_kind_of_the_next_version"}) + "\n")
     with pytest.raises(LogError) as refused:
         read_log(path)
-    assert str(refused.value) == f"{path}: written by log schema version 2; this workbench reads up to 1" \
-                                 " (upgrade the workbench)"  # fmt: skip
+    assert str(refused.value) == (f"{path}: written by log schema version {SCHEMA_VERSION + 1}; this workbench reads "
+                                  f"up to {SCHEMA_VERSION} (upgrade the workbench)")  # fmt: skip
 
 
 def _log_with(tmp_path: Path, line: dict) -> Path:

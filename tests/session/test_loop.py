@@ -4,7 +4,9 @@ import threading
 
 from session_helpers import Recorder, make_loop, task  # noqa: F401
 
+from workbench.agent.conversation import ToolResultBlock
 from workbench.agent.scripted import ScriptedTurn
+from workbench.session.events import SCHEMA_VERSION
 from workbench.session.history import complete_prefix, rebuild
 from workbench.session.log import read_log
 from workbench.session.loop import LoopState
@@ -34,7 +36,7 @@ def test_a_scripted_session_edits_evaluates_and_submits(make_loop):  # noqa: F81
     assert [m.to_dict() for m in rebuild(events).conversation.messages] == [
         m.to_dict() for m in loop.state.conversation.messages
     ]
-    assert events[0].scripted is True and events[0].version == 1
+    assert events[0].scripted is True and events[0].version == SCHEMA_VERSION
     assert (folder / "work" / "DESIGN.md").exists()
 
 
@@ -90,7 +92,7 @@ def test_interrupt_during_a_long_bash_command(make_loop):  # noqa: F811
     rec.wait_for(lambda e: e.kind == "tool_call")
     loop.interrupt()
     end = rec.wait_for(lambda e: e.kind == "turn_end", timeout=20)
-    results = end.user_message["content"]
+    results = [b for b in end.user_message["content"] if b["type"] == "tool_result"]  # then the turn counter
     assert [r["tool_use_id"] for r in results] == ["t1", "t2"]  # every tool_use has its result
     assert "interrupted" in results[0]["content"] and "not run" in results[1]["content"]
     assert any(e.kind == "interrupt" and e.during == "tool" for e in rec.events)
@@ -98,7 +100,8 @@ def test_interrupt_during_a_long_bash_command(make_loop):  # noqa: F811
     assert loop.wait(timeout=30) == "interrupted"
     resumable = rebuild(complete_prefix(read_log(folder / "events.jsonl").events))
     last = resumable.conversation.messages[-1]
-    assert resumable.turn == 1 and last.role == "user" and len(last.content) == 2  # both tool_use ids answered
+    answered = [b.tool_use_id for b in last.content if isinstance(b, ToolResultBlock)]
+    assert resumable.turn == 1 and last.role == "user" and answered == ["t1", "t2"]  # both tool_use ids answered
 
 
 def test_take_over_edit_evaluate_hand_back_and_the_agent_sees_the_diff(make_loop, task):  # noqa: F811

@@ -27,7 +27,15 @@ from workbench.agent.conversation import (
     ToolUseBlock,
     Usage,
 )
-from workbench.agent.provider import DeltaCallback, Interrupted, MissingKeyError, ProviderError, RetryCallback
+from workbench.agent.provider import (
+    ContextTooLong,
+    DeltaCallback,
+    Interrupted,
+    MissingKeyError,
+    ProviderError,
+    RetryCallback,
+    is_context_too_long,
+)
 from workbench.agent.retry import (
     Backoff,
     RetrySpend,
@@ -271,6 +279,8 @@ class AnthropicProvider:
             return ProviderError(f"Anthropic API error in the stream: {text}")
         if is_transient_status(exc.status_code):
             return Transient(text, retry_after_s(exc.response.headers))
+        if exc.status_code == 400 and is_context_too_long(text):
+            return ContextTooLong(f"Anthropic API error {text}")
         return ProviderError(f"Anthropic API error {text}")
 
     def _redact(self, text: str) -> str:

@@ -165,3 +165,22 @@ class Conversation:
             self.messages[-1].content.append(TextBlock(text))
         else:
             self.messages.append(Message("user", [TextBlock(text)]))
+
+
+def sendable(content: list[Block], stop_reason: str | None) -> tuple[list[Block], list[str]]:
+    """An assistant reply as it can be sent back in the next request, and the tool calls dropped from it.
+
+    The Messages API refuses empty and whitespace-only text blocks ("text content blocks must contain non-whitespace
+    text"), so they go. A reply cut at max_tokens in the middle of a tool call holds a call whose input is not whole
+    JSON: it was never run, and resending it every turn costs its tokens again, so it goes too (the loop tells the
+    model). Live and in the fold of a log alike: resume rebuilds exactly what was sent."""
+    kept: list[Block] = []
+    dropped: list[str] = []
+    for block in content:
+        if isinstance(block, TextBlock) and not block.text.strip():
+            continue
+        if isinstance(block, ToolUseBlock) and stop_reason == "max_tokens" and "_unparsed_input" in block.input:
+            dropped.append(block.name)
+            continue
+        kept.append(block)
+    return kept, dropped

@@ -19,7 +19,15 @@ import httpx2
 
 from workbench.agent.conversation import ModelRequest, ModelResponse, Usage
 from workbench.agent.openai_chat import ChunkAssembler, chat_body
-from workbench.agent.provider import DeltaCallback, Interrupted, MissingKeyError, ProviderError, RetryCallback
+from workbench.agent.provider import (
+    ContextTooLong,
+    DeltaCallback,
+    Interrupted,
+    MissingKeyError,
+    ProviderError,
+    RetryCallback,
+    is_context_too_long,
+)
 from workbench.agent.retry import (
     Backoff,
     RetrySpend,
@@ -146,6 +154,8 @@ class OpenAIProvider:
         text = self._redact(f"{response.status_code}: {_error_message(response.text)}")
         if is_transient_status(response.status_code):
             return Transient(text, retry_after_s(response.headers))
+        if response.status_code == 400 and is_context_too_long(response.text):
+            return ContextTooLong(f"chat completions error {text}")
         return ProviderError(f"chat completions error {text}")
 
     def _stream_error(self, error: dict[str, Any]) -> Exception:

@@ -19,6 +19,20 @@ class ProviderError(RuntimeError):
     spent: Any = None
 
 
+class ContextTooLong(ProviderError):
+    """The server refused the prompt as longer than the model's context window: the loop compacts and asks again."""
+
+
+# How servers say it: Anthropic "prompt is too long: N tokens > M maximum" and "input length and `max_tokens` exceed
+# context limit"; OpenAI "maximum context length is N tokens" (code context_length_exceeded); vLLM the same words.
+CONTEXT_TOO_LONG = ("prompt is too long", "exceed context limit", "maximum context length", "context_length_exceeded")
+
+
+def is_context_too_long(message: str) -> bool:
+    text = message.lower()
+    return any(words in text for words in CONTEXT_TOO_LONG)
+
+
 class Interrupted(Exception):
     """The request was cancelled through its cancel event; any partial output is discarded."""
 

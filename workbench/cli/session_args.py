@@ -26,6 +26,9 @@ def add_parsers(sub: Any) -> None:
     run.add_argument("--wall-clock", type=float, help="seconds before the session ends")
     run.add_argument("--max-cost", type=float, help="USD before the session ends")
     run.add_argument("--mode", choices=("cuda", "interpret"), help="how evals run (default: cuda with a GPU)")
+    run.add_argument("--context-window", type=int, help="tokens the requests are kept inside (default: the model's)")
+    scoring_help = "which submission counts: the last one (the paper's rule, default) or the best correct one"
+    run.add_argument("--scoring", choices=("final", "best"), default="final", help=scoring_help)
 
     resume = sub.add_parser("resume", help="continue a killed or interrupted session from its last complete turn")
     resume.add_argument("session", type=Path)

@@ -9,6 +9,7 @@ import sys
 
 from workbench.cli.session_args import cli_terms, levels_of, provider_spec
 from workbench.session.events import (
+    Compaction,
     Error,
     Event,
     Human,
@@ -30,7 +31,7 @@ EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def run(args: argparse.Namespace) -> int:
-    limits = make_limits(args.budget, args.wall_clock, args.max_cost)
+    limits = make_limits(args.budget, args.wall_clock, args.max_cost, args.context_window, args.scoring)
     with cli_terms():
         session = Session.new(args.task, levels_of(args.guided), provider_spec(args, default="anthropic"), limits,
                               args.mode, args.sessions)  # fmt: skip
@@ -92,9 +93,14 @@ def _describe(event: Event) -> str | None:
     if isinstance(event, ToolResult):
         first = event.text.strip().splitlines()[:1]
         return f"[{turn:>3}]   -> {'ERROR ' if event.is_error else ''}{first[0][:200] if first else ''}"
+    if isinstance(event, Compaction):
+        gone = "-".join(map(str, event.removed_turns))
+        return (f"[{turn:>3}] context compacted: turns {gone} summarised, ~{event.tokens_before:,} -> "
+                f"~{event.tokens_after:,} tokens ({event.reason})")  # fmt: skip
     if isinstance(event, (Human, Interrupt, Error, SessionEnd, SessionResumed, Submission)):
         fields = event_to_dict(event)
-        details = {k: v for k, v in fields.items() if k not in ("seq", "time", "turn", "kind", "result", "diff")}
+        details = {k: v for k, v in fields.items() if k not in ("seq", "time", "turn", "kind", "result", "diff",
+                                                                  "files")}  # fmt: skip
         return f"[{turn:>3}] {event.kind}: {json.dumps(details)[:300]}"
     return None
 

@@ -133,25 +133,27 @@ def environment_block(mode: str, facts: dict[str, Any] | None, ceilings: dict[st
         lines.append("- Timing: CUDA events around each call, the L2 flushed before each, fresh inputs every round, "
                      "the reference timed in alternating batches; `evaluate` uses one seed and short timing, `submit` "
                      "three seeds, full timing and hidden variations of the workloads' shapes.")  # fmt: skip
-    counted = "your final submission" if scoring.counted == "final" else "your best correct submission"
+    counted = "your last submission" if scoring.counted == "final" else "your best correct submission"
     lines += [
         "- Scoring: a task's speedup is the geometric mean over its timed workloads of reference time / your time "
         "(the workloads marked for the CPU interpreter are checked but not timed). "
         + counted.capitalize()
-        + f" counts; if it is incorrect (or there is none), the task scores {scoring.incorrect_speedup} as a speedup.",
+        + f" counts; if it is incorrect, the task scores {scoring.incorrect_speedup} as a speedup. A session that ends "
+        "(out of turns or time) without a correct submission submits its best correct evaluation for you.",
         f"- You have {budget} turns; you may call several tools in one turn.",
     ]
     return "\n".join(lines)
 
 
-def current_environment(mode: str, budget: int) -> str:
+def current_environment(mode: str, budget: int, scoring: str = "final") -> str:
     """The block for a session starting now on this machine: the GPU asked (once, cached beside the harness's
     ceilings) and its measured ceilings when an eval has measured them."""
+    rule = Scoring(counted=scoring)
     if mode != "cuda":
-        return environment_block(mode, None, None, budget)
+        return environment_block(mode, None, None, budget, rule)
     from workbench.harness.runner import ceilings_cache_dir
 
     folder = ceilings_cache_dir()
     facts = device_facts(folder / "device.json")
     ceilings = measured_ceilings(folder / "ceilings.json", facts["name"]) if facts else None
-    return environment_block(mode, facts, ceilings, budget)
+    return environment_block(mode, facts, ceilings, budget, rule)

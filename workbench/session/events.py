@@ -23,7 +23,9 @@ import types
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any, ClassVar, TypeAlias, Union, cast, get_args, get_origin, get_type_hints
 
-SCHEMA_VERSION = 1
+# 2 (2026-12-02): compaction events; a session's context window; an eval's solution when it is a new best, a
+# submission's files (for the judge and the automatic submission); version 1 logs read unchanged.
+SCHEMA_VERSION = 2
 UNLOGGED = -1  # the seq of an event not appended yet: the log numbers (and times) what it appends
 
 
@@ -96,6 +98,8 @@ class SessionStart(EventBase):
     system: str
     tools: list[dict[str, Any]]
     initial_messages: list[dict[str, Any]]
+    context_window: int | None = sometimes()  # tokens the session's requests are kept inside (version 2 on)
+    scoring: str | None = sometimes()  # which submission counts: "final" or "best" (version 2 on; before: final)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,15 +166,17 @@ class EvalResult(_Evaluation, EventBase):
     by: str  # agent or human
     summary: str  # what the agent was told
     result: dict[str, Any]
+    solution: str | None = sometimes()  # solution.py as evaluated, when it is the session's new best correct one
 
 
 @dataclass(frozen=True, kw_only=True)
 class Submission(_Evaluation, EventBase):
     kind = "submission"
-    by: str
+    by: str  # agent, human, or auto (the best correct evaluation, submitted when a session ended without one)
     final: bool
     summary: str
     result: dict[str, Any]
+    files: dict[str, str] | None = sometimes()  # solution.py and DESIGN.md as submitted: what the judge reads
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -258,10 +264,25 @@ class Judgement(EventBase):
     session: str | None
 
 
+@dataclass(frozen=True, kw_only=True)
+class Compaction(EventBase):
+    """The conversation made shorter to stay inside the context window: its first message replaced by
+    `first_message` (the task, and a summary of what the removed turns did), the messages before index `cut` (all but
+    the first) removed. Folding it gives back exactly the conversation the model was sent next."""
+
+    kind = "compaction"
+    cut: int
+    first_message: dict[str, Any]
+    removed_turns: list[int]  # [first, last] turn whose messages went
+    tokens_before: int  # the estimated prompt, before and after
+    tokens_after: int
+    reason: str  # "window" (the estimate neared it) or "too_long" (the server refused the prompt)
+
+
 # fmt: off
 Event: TypeAlias = (
     SessionStart | SessionResumed | ModelRequest | ModelResponse | ModelRetry | ToolCall | ToolResult | EvalResult
-    | Submission | Files | Human | Interrupt | Error | TurnEnd | SessionEnd | Judgement
+    | Submission | Files | Human | Interrupt | Error | TurnEnd | SessionEnd | Judgement | Compaction
 )
 # fmt: on
 

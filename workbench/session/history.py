@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workbench.agent.conversation import Conversation, Message, Usage
+from workbench.agent.conversation import Conversation, Message, TextBlock, Usage, block_from_dict, sendable
+from workbench.session.context import History, eval_line
 from workbench.session.events import (
+    Compaction,
     Error,
     EvalResult,
     Event,
@@ -51,6 +53,9 @@ class SessionState:
     responses: int = 0  # model responses logged in complete turns (a scripted replay resumes after them)
     end: SessionEnd | None = None
     pending_notes: list[str] = field(default_factory=list)  # a person's notes not yet delivered
+    best_solution: str | None = None  # solution.py of the best correct evaluation (submitted for a session without one)
+    context: History = field(default_factory=History)  # what a compaction's summary says of removed turns
+    compacted_through: int = 0  # the last turn a compaction removed
 
     @property
     def known_cost(self) -> float | None:
@@ -72,9 +77,18 @@ class SessionState:
             self.conversation.messages = [Message.from_dict(m) for m in event.initial_messages]
             self.budget = event.budget
         elif isinstance(event, ModelResponse):
-            self.conversation.messages.append(Message.from_dict({"role": "assistant", "content": event.content}))
+            blocks, _ = sendable([block_from_dict(b) for b in event.content], event.stop_reason)
+            if blocks:  # an empty reply is never sent back (the API refuses an empty assistant message)
+                self.conversation.messages.append(Message("assistant", blocks))
+            text = " ".join(b.text for b in blocks if isinstance(b, TextBlock)).strip()
+            if text:
+                self.context.words[event.turn] = text
             _add_spend(self, event)
             self.responses += 1
+        elif isinstance(event, Compaction):
+            kept = self.conversation.messages[event.cut :]
+            self.conversation.messages = [Message.from_dict(event.first_message), *kept]
+            self.compacted_through = event.removed_turns[-1]
         elif isinstance(event, Error):
             _add_failed_spend(self, event)
         elif isinstance(event, TurnEnd):
@@ -94,6 +108,10 @@ class SessionState:
         """An eval's or a submission's counts (the loop counts its own with this too): the best correct speedup is
         the best of the events' `correct_speedup`, here and nowhere else."""
         self.last_eval = event
+        kind = "submission" if isinstance(event, Submission) else "evaluate"
+        self.context.evals.append(eval_line(event.turn, event.by, kind, event.result))
+        if isinstance(event, EvalResult) and event.solution is not None:
+            self.best_solution = event.solution
         speedup = event.correct_speedup
         if speedup is not None:
             self.best_speedup = max(self.best_speedup or 0.0, speedup)

@@ -23,21 +23,42 @@ from workbench.agent.conversation import (
     Delta,
     Message,
     ModelRequest,
+    ModelResponse,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
     Usage,
+    sendable,
 )
-from workbench.agent.provider import Interrupted, Provider, ProviderError
+from workbench.agent.provider import ContextTooLong, Interrupted, Provider, ProviderError
 from workbench.harness import EvalResult
 from workbench.session import events as ev
+from workbench.session.context import (
+    KEEP_RECENT,
+    MAX_OUTPUT_TOKENS,
+    ContextGauge,
+    context_window,
+    needs_compaction,
+    output_budget,
+    plan_cut,
+    request_chars,
+    summary_text,
+    with_summary,
+)
 from workbench.session.events import Event
 from workbench.session.history import SessionState
 from workbench.session.log import SessionLog
 from workbench.session.tools import ToolBox, compact_eval
 from workbench.session.workspace import BlobHashes, apply_files, diff_files, keep_blobs, restore_blobs, text_files
 
-NUDGE = "You ended your turn without a submission. Keep working, and call submit when your kernel is ready."
+
+def nudge(turns_left: int) -> str:
+    return (f"You ended your turn without calling a tool. Only submit with final=true ends the session; you have "
+            f"{turns_left} turns left. Keep working, and submit when your kernel is ready.")  # fmt: skip
+
+
+SUBMITTED_FILES = ("solution.py", "DESIGN.md")  # kept with each submission: what the judge reads of it
+TOO_LONG_RETRIES = 3  # compactions, each keeping half as much, before a prompt the server refuses ends the session
 
 
 class CallbackFailed(RuntimeError):
@@ -54,9 +75,13 @@ class LoopState(Enum):
 
 @dataclass
 class Limits:
+    """The rules a session runs under."""
+
     budget: int = 350  # turns
     wall_clock_s: float | None = None
     cost_usd: float | None = None
+    context_window: int | None = None  # tokens; None: the model's (session/context.py)
+    scoring: str = "final"  # which submission counts: "final" (the last one, the paper's rule) or "best"
 
 
 @dataclass
@@ -105,6 +130,9 @@ class AgentLoop:
         self.failure: str | None = None  # why the session ended on an error, for the front end to say
         self._deadline: threading.Timer | None = None
         self._front_end_failed = False
+        self.window = context_window(provider.model, limits.context_window)
+        self.gauge = ContextGauge()
+        self._max_tokens = MAX_OUTPUT_TOKENS
 
     @property
     def work(self) -> Path:
@@ -316,25 +344,8 @@ class AgentLoop:
             delivered = f"A note from the person watching: {text}"
             self._log(ev.Human(turn=self.state.turn, action="note_delivered", text=text, text_for_agent=delivered))
             self.state.conversation.add_user_text(delivered)
-        request = ModelRequest(self.system, self.tools.specs, list(self.state.conversation.messages))
-        self._log(ev.ModelRequest(turn=turn, messages=len(request.messages), notes_delivered=notes))
-        try:
-            response = self.provider.complete(request, self.callbacks.on_delta, self._cancel, self._on_retry)
-        except Interrupted as exc:
-            self._log(ev.Interrupt(turn=turn, during="model", partial_text=exc.partial_text))
-            self._cancel.clear()
-            return
-        except ProviderError as exc:
-            spent = getattr(exc, "spent", None)  # attempts that broke off before it gave up were paid for too
-            if spent:
-                cost = self._count_spend(self.provider.model, spent.usage, spent.unmetered)
-                self._log(ev.Error(turn=turn, message=str(exc), cost=cost, spent_usage=vars(spent.usage),
-                                   spent_unmetered=spent.unmetered))  # fmt: skip
-            else:
-                self._log(ev.Error(turn=turn, message=str(exc)))
-            with self._cond:
-                self._controls.stop = True  # an unrecoverable provider error ends the session
-            self._stop_reason = "error"
+        response = self._request(turn, notes)
+        if response is None:
             return
         unmetered = int(not response.usage_reported) + response.retried_unmetered
         billed = response.usage.plus(response.retried_usage) if response.usage_reported else response.retried_usage
@@ -345,21 +356,109 @@ class AgentLoop:
                                    latency_s=response.latency_s, retries=response.retries, cost=cost,
                                    usage_reported=response.usage_reported, retried_usage=vars(response.retried_usage),
                                    retried_unmetered=response.retried_unmetered))  # fmt: skip
-        self.state.conversation.messages.append(response.message())
-        results: list[Block] = list(self._run_tools(turn, response.message().tool_uses()))
-        user: Message | None = Message("user", results)
-        if not results and self.state.submissions:
-            self._final_submission, user = True, None  # the agent stopped after submitting: done
-        elif not results:
-            user = Message("user", [TextBlock(NUDGE)])
-        if user is not None:
+        # What the API accepts back: no empty or blank text, no tool call cut off at max_tokens (history.py folds
+        # the logged response the same way, so a resume rebuilds this very message).
+        blocks, cut_calls = sendable(response.content, response.stop_reason)
+        text = " ".join(b.text for b in blocks if isinstance(b, TextBlock)).strip()
+        if text:
+            self.state.context.words[turn] = text
+        if blocks:
+            self.state.conversation.messages.append(Message("assistant", blocks))
+        calls = [b for b in blocks if isinstance(b, ToolUseBlock)]
+        content: list[Block] = list(self._run_tools(turn, calls))
+        if cut_calls:
+            cut_off = (f"Your reply was cut off at the max_tokens limit ({self._max_tokens}) in the middle of a call "
+                       f"to "
+                       f"{', '.join(cut_calls)}; that call was not run. Make each call smaller (edit_file for changes, "
+                       "several writes for a long file).")  # fmt: skip
+            content.append(TextBlock(cut_off))
+        user: Message | None = None
+        if not self._final_submission:
+            if not calls:
+                content.append(TextBlock(nudge(self.limits.budget - turn)))
+            content.append(TextBlock(self._counter(turn)))  # last: the cached prefix ends before it
+            user = Message("user", content)
             self.state.conversation.messages.append(user)
         self.state.turn = turn
         changed = self._record_files(turn)
         self._log(ev.TurnEnd(turn=turn, user_message=user.to_dict() if user else None, files_changed=changed,
                              best_speedup=self.state.best_speedup, usage=dict(vars(self.state.usage)),
                              cost=self.state.known_cost, unmetered=self.state.unmetered,
-                             tools=[c.name for c in response.message().tool_uses()]))  # fmt: skip
+                             tools=[c.name for c in calls]))  # fmt: skip
+
+    def _request(self, turn: int, notes: list[str]) -> ModelResponse | None:
+        """The model's response for this turn, the conversation compacted first when it nears the window (and again,
+        harder, when the server still finds the prompt too long); None when the turn ends without one."""
+        keep = KEEP_RECENT
+        for attempt in range(TOO_LONG_RETRIES + 1):
+            request = ModelRequest(self.system, self.tools.specs, list(self.state.conversation.messages))
+            chars = request_chars(request)
+            tokens = self.gauge.tokens(chars)
+            if attempt or needs_compaction(self.window, tokens):
+                if self._compact(turn, tokens, keep, "too_long" if attempt else "window"):
+                    request = ModelRequest(self.system, self.tools.specs, list(self.state.conversation.messages))
+                    chars = request_chars(request)
+                    tokens = self.gauge.tokens(chars)
+                elif attempt:
+                    break  # nothing left to take out
+            request.max_tokens = self._max_tokens = output_budget(self.window, tokens)
+            if attempt == 0:
+                self._log(ev.ModelRequest(turn=turn, messages=len(request.messages), notes_delivered=notes))
+            try:
+                response = self.provider.complete(request, self.callbacks.on_delta, self._cancel, self._on_retry)
+            except ContextTooLong as exc:
+                self._log(ev.ModelRetry(turn=turn, attempt=attempt + 1, reason=f"prompt too long: {exc}", delay_s=0))
+                keep /= 2
+                continue
+            except Interrupted as exc:
+                self._log(ev.Interrupt(turn=turn, during="model", partial_text=exc.partial_text))
+                self._cancel.clear()
+                return None
+            except ProviderError as exc:
+                self._provider_failed(turn, exc)
+                return None
+            if response.usage_reported and response.usage.prompt_tokens:
+                self.gauge.observe(chars, response.usage.prompt_tokens)
+            return response
+        self._provider_failed(turn, ProviderError("the prompt is still too long for the model after compacting"))
+        return None
+
+    def _provider_failed(self, turn: int, exc: ProviderError) -> None:
+        spent = getattr(exc, "spent", None)  # attempts that broke off before it gave up were paid for too
+        if spent:
+            cost = self._count_spend(self.provider.model, spent.usage, spent.unmetered)
+            self._log(ev.Error(turn=turn, message=str(exc), cost=cost, spent_usage=vars(spent.usage),
+                               spent_unmetered=spent.unmetered))  # fmt: skip
+        else:
+            self._log(ev.Error(turn=turn, message=str(exc)))
+        with self._cond:
+            self._controls.stop = True  # an unrecoverable provider error ends the session
+        self._stop_reason = "error"
+
+    def _compact(self, turn: int, tokens: int, keep: float, reason: str) -> bool:
+        """Take the middle of the conversation out, keeping the first message (with a summary of what went) and the
+        recent turns within `keep` of the window; logged, so that every rebuild of the conversation does the same."""
+        messages = self.state.conversation.messages
+        cut = plan_cut(messages, int(keep * (self.window - MAX_OUTPUT_TOKENS)), self.gauge)
+        if cut is None:
+            return False
+        kept_turns = sum(1 for m in messages[cut:] if m.role == "assistant")
+        first = self.state.compacted_through + 1
+        removed = [first, max(first, self.state.turn - kept_turns)]
+        summary = summary_text((removed[0], removed[1]), turn, self.state.context, self.state.files, self.state.blobs)
+        after = [with_summary(messages[0], summary), *messages[cut:]]
+        tokens_after = self.gauge.tokens(request_chars(ModelRequest(self.system, self.tools.specs, after)))
+        event = ev.Compaction(turn=self.state.turn, cut=cut, first_message=after[0].to_dict(), removed_turns=removed,
+                              tokens_before=tokens, tokens_after=tokens_after, reason=reason)  # fmt: skip
+        self.state.conversation.messages = after
+        self.state.compacted_through = removed[1]
+        self._log(event)
+        return True
+
+    def _counter(self, turn: int) -> str:
+        request = ModelRequest(self.system, self.tools.specs, self.state.conversation.messages)
+        full = 100 * self.gauge.tokens(request_chars(request)) / self.window
+        return f"[turn {turn}/{self.limits.budget}, context {full:.0f}% full]"
 
     def _run_tools(self, turn: int, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
         results = []
@@ -412,16 +511,34 @@ class AgentLoop:
             raise CallbackFailed(str(exc)) from exc
 
     def _log_eval(self, result: EvalResult, by: str, turn: int | None = None) -> None:
+        best = result.correct and (
+            (result.speedup_geomean or 0.0) > (self.state.best_speedup or 0.0)
+            or (result.speedup_geomean is None and self.state.best_speedup is None)  # untimed: the latest correct
+        )
         event = ev.EvalResult(turn=self.state.turn if turn is None else turn, by=by, summary=compact_eval(result),
-                              result=_json(result))  # fmt: skip
+                              result=_json(result), solution=self._read_solution() if best else None)  # fmt: skip
         self.state.note_eval(event)
         self._log(event)
 
     def _log_submission(self, result: EvalResult, final: bool, by: str, turn: int | None = None) -> None:
+        files = {path: (self.work / path).read_text(errors="replace") for path in SUBMITTED_FILES
+                 if (self.work / path).is_file()}  # fmt: skip
         event = ev.Submission(turn=self.state.turn if turn is None else turn, by=by, final=final,
-                              summary=compact_eval(result), result=_json(result))  # fmt: skip
+                              summary=compact_eval(result), result=_json(result), files=files)  # fmt: skip
         self.state.note_eval(event)
         self._log(event)
+
+    def _submit_best(self) -> None:
+        """A session that ends without a correct submission (out of turns, time or money, or on a provider's error)
+        submits its best correct evaluation instead, marked as such (by "auto"): many correct evaluations and no
+        submit must not score as a failure."""
+        if self.state.correct_submissions or self.state.best_solution is None:
+            return
+        (self.work / "solution.py").write_text(self.state.best_solution)
+        self._record_files()
+        outcome = self.tools.execute("submit", {"final": True}, threading.Event())
+        if outcome.eval_result is not None:
+            self._log_submission(outcome.eval_result, final=True, by="auto")
 
     def _record_files(self, turn: int | None = None) -> list[str]:
         now = text_files(self.work)
@@ -444,6 +561,11 @@ class AgentLoop:
         self.end_reason = reason
         if self._deadline is not None:
             self._deadline.cancel()
+        if reason in ("budget", "error") and not self._front_end_failed:
+            try:
+                self._submit_best()
+            except Exception as exc:  # noqa: BLE001 - the session ends all the same; the log says why
+                self.failure = self.failure or f"the automatic submission failed: {type(exc).__name__}: {exc}"
         try:
             self._log(ev.SessionEnd(turn=self.state.turn, reason=reason, turns=self.state.turn,
                                     usage=dict(vars(self.state.usage)), cost=self.state.known_cost,

@@ -28,7 +28,7 @@ then make it faster and evaluate again.
 """
 
 
-def first_message(task: Task, work: Path, levels: set[int], budget: int, mode: str) -> str:
+def first_message(task: Task, work: Path, levels: set[int], budget: int, mode: str, scoring: str = "final") -> str:
     """The task as the agent first sees it."""
     lines = [f"# Task: {task.title}", "", (work / "task.md").read_text().strip(), "", "## Requirements"]
     lines += [f"- {req}" for req in task.requirements]
@@ -38,7 +38,7 @@ def first_message(task: Task, work: Path, levels: set[int], budget: int, mode: s
     for w in task.workloads:
         flag = " (small enough for the CPU interpreter)" if w.interpret else ""
         lines.append(f"- `{w.name}`: {w.describe()}{flag}")
-    lines += ["", current_environment(mode, budget)]  # the same for both conditions of a pair
+    lines += ["", current_environment(mode, budget, scoring)]  # the same for both conditions of a pair
     if levels:
         given = ", ".join(LEVEL_NAMES[level] for level in sorted(levels))
         lines += ["", f"Expert guidance is in GUIDANCE.md ({given}). Read it before you design your kernel."]

@@ -27,17 +27,23 @@ class ScriptMissing(SessionUsageError):
     """A scripted provider with no script given, recorded or found; a front end may word it in its own terms."""
 
 
-def make_limits(budget: int = 350, wall_clock_s: float | None = None, cost_usd: float | None = None) -> Limits:
+def make_limits(budget: int = 350, wall_clock_s: float | None = None, cost_usd: float | None = None,
+                context_window: int | None = None, scoring: str = "final") -> Limits:  # fmt: skip
     """The limits a front end asks for (a command's options, the app's form, a bench plan), checked: a session needs
-    at least one turn."""
+    at least one turn, a context window room for a reply, a scoring rule one of final and best."""
     if budget < 1:
         raise SessionUsageError("the budget must be at least 1 turn")
-    return Limits(budget, wall_clock_s, cost_usd)
+    if context_window is not None and context_window < 16_384:
+        raise SessionUsageError(f"the context window must be at least 16384 tokens, not {context_window}")
+    if scoring not in ("final", "best"):
+        raise SessionUsageError(f"the scoring rule is final or best, not {scoring!r}")
+    return Limits(budget, wall_clock_s, cost_usd, context_window, scoring)
 
 
 def recorded_limits(start: SessionStart) -> Limits:
     """The limits a session was started with: a resume goes on under them and a branch inherits them."""
-    return Limits(start.budget, start.wall_clock_s, start.cost_limit_usd)
+    return Limits(start.budget, start.wall_clock_s, start.cost_limit_usd, start.context_window,
+                  start.scoring or "final")  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -89,8 +89,9 @@ def _versions() -> dict[str, str]:
 
 
 def start_event(setup: SessionSetup, session_id: str, parent: dict[str, Any] | None) -> SessionStart:
-    initial = Message("user", [TextBlock(first_message(setup.task, setup.task.path, setup.levels,
-                                                       setup.limits.budget, setup.mode))])  # fmt: skip
+    text = first_message(setup.task, setup.task.path, setup.levels, setup.limits.budget, setup.mode,
+                         setup.limits.scoring)  # fmt: skip
+    initial = Message("user", [TextBlock(text)])
     return SessionStart(
         turn=0,
         version=SCHEMA_VERSION,
@@ -112,6 +113,8 @@ def start_event(setup: SessionSetup, session_id: str, parent: dict[str, Any] | N
         system=SYSTEM_PROMPT,
         tools=[spec.to_dict() for spec in tool_specs(setup.task)],  # the task's workload names as enums
         initial_messages=[initial.to_dict()],
+        context_window=setup.limits.context_window,
+        scoring=setup.limits.scoring,
     )
 
 

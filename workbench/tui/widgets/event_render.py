@@ -15,6 +15,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from workbench.session.events import (
+    Compaction,
     Error,
     EvalResult,
     Event,
@@ -136,7 +137,7 @@ def human(event: Human) -> RenderableType:
 
 
 _SHOWN = (SessionStart, ModelRequest, ToolCall, EvalResult, Submission, Interrupt, Error, ModelRetry, SessionResumed,
-          SessionEnd)  # fmt: skip
+          SessionEnd, Compaction)  # fmt: skip
 
 
 def render_event(event: Event, folded: bool = True) -> RenderableType | None:
@@ -167,6 +168,10 @@ def render_event(event: Event, folded: bool = True) -> RenderableType | None:
         return Text(f"  model retry {event.attempt}: {event.reason}", style="dim")
     if isinstance(event, SessionResumed):
         return Rule(f"resumed after turn {event.from_turn}", style="yellow")
+    if isinstance(event, Compaction):
+        gone = "-".join(map(str, event.removed_turns))
+        return Rule(f"context compacted: turns {gone} summarised, ~{event.tokens_before:,} -> "
+                    f"~{event.tokens_after:,} tokens ({event.reason})", style="cyan")  # fmt: skip
     if isinstance(event, SessionEnd):
         best = event.best_speedup
         tail = f", best correct speedup {best:.2f}x" if best else ""

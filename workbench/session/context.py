@@ -1,0 +1,150 @@
+"""Keeping every request inside the model's context window, for a whole budget of turns, on any provider.
+
+A realistic session grows 1.3-2.5k tokens a turn, so a 200k window is full by turn ~90 of 350. The loop estimates
+the next prompt's size before every request (`ContextGauge`: characters over a characters-per-token ratio learnt from
+what the server reported for earlier prompts) and, when it nears the window, compacts the conversation in one large
+step (`compact`): the first message (the task, guidance, environment) stays, the most recent turns stay verbatim,
+and everything between becomes a summary in the first message: every evaluation and submission in a line, the files,
+the agent's last words, and the current solution.py and DESIGN.md in full. Large, rare steps keep the cached prefix
+valid between them. A compaction is an event in the log that holds the new first message, so that resume, branch and
+replay rebuild exactly the conversation the model was sent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.agent.conversation import Message, ModelRequest, TextBlock
+
+# Tokens of context per model family (vendors' documentation, 2026-12); an unknown model (a local server's) gets the
+# smallest common window unless the session names one (--context-window).
+WINDOWS = [
+    (re.compile(r"^claude-"), 200_000),
+    (re.compile(r"^gpt-4\.1"), 1_047_576),
+    (re.compile(r"^gpt-5"), 400_000),
+    (re.compile(r"^(o3|o4)"), 200_000),
+    (re.compile(r"^gpt-4o"), 128_000),
+]
+DEFAULT_WINDOW = 128_000
+MAX_OUTPUT_TOKENS = 8192  # a reply's ceiling; less when the prompt nears the window
+MIN_OUTPUT_TOKENS = 1024
+COMPACT_AT = 0.80  # compact when the next prompt would pass this share of the room left for prompts
+KEEP_RECENT = 0.30  # ... keeping this share of it as recent turns verbatim (the rest is the first message)
+MIN_KEPT_TURNS = 2
+SOLUTION_CHARS = 24_000  # the summary's copy of solution.py and DESIGN.md, each at most
+SUMMARY_MARK = "[Context compacted"
+
+
+def context_window(model: str, override: int | None = None) -> int:
+    if override:
+        return override
+    return next((tokens for pattern, tokens in WINDOWS if pattern.match(model)), DEFAULT_WINDOW)
+
+
+def request_chars(request: ModelRequest) -> int:
+    """The size of a request as the server reads it, in characters of its JSON."""
+    messages = [m.to_dict() for m in request.messages]
+    tools = [t.to_dict() for t in request.tools]
+    return len(request.system) + len(json.dumps(tools)) + len(json.dumps(messages))
+
+
+@dataclass
+class ContextGauge:
+    """Tokens from characters, at the ratio the server's own counts of earlier prompts showed (3.5 characters a token
+    for code and English until a server has said)."""
+
+    chars_per_token: float = 3.5
+
+    def observe(self, chars: int, prompt_tokens: int) -> None:
+        if prompt_tokens > 0 and chars > 0:
+            self.chars_per_token = chars / prompt_tokens
+
+    def tokens(self, chars: int) -> int:
+        return int(chars / self.chars_per_token) + 1
+
+
+def output_budget(window: int, prompt_tokens: int) -> int:
+    """max_tokens for a reply: the usual ceiling, shrunk when the prompt leaves less room in the window."""
+    room = window - prompt_tokens - window // 50  # a 2% margin for the estimate's error
+    return max(MIN_OUTPUT_TOKENS, min(MAX_OUTPUT_TOKENS, room))
+
+
+def needs_compaction(window: int, prompt_tokens: int) -> bool:
+    return prompt_tokens > COMPACT_AT * (window - MAX_OUTPUT_TOKENS)
+
+
+@dataclass
+class History:
+    """What the summary of removed turns says: a line per evaluation and submission, the agent's words by turn."""
+
+    evals: list[str] = field(default_factory=list)
+    words: dict[int, str] = field(default_factory=dict)
+
+
+def plan_cut(messages: list[Message], keep_tokens: int, gauge: ContextGauge) -> int | None:
+    """Where the kept recent turns begin: the earliest assistant message from which the rest fits in `keep_tokens`,
+    keeping at least MIN_KEPT_TURNS turns; messages[1:cut] go. None when there is nothing to take out."""
+    starts = [i for i in range(1, len(messages)) if messages[i].role == "assistant"]
+    if len(starts) <= MIN_KEPT_TURNS:
+        return None
+    cut = starts[-MIN_KEPT_TURNS]
+    for start in reversed(starts[:-MIN_KEPT_TURNS]):
+        if gauge.tokens(len(json.dumps([m.to_dict() for m in messages[start:]]))) > keep_tokens:
+            break
+        cut = start
+    return cut if cut > 1 else None
+
+
+def with_summary(first: Message, summary: str) -> Message:
+    """The first message (the task) with `summary` in place of an earlier compaction's."""
+    task = [b for b in first.content if not (isinstance(b, TextBlock) and b.text.startswith(SUMMARY_MARK))]
+    return Message("user", [*task, TextBlock(summary)])
+
+
+def summary_text(removed: tuple[int, int], turn: int, history: History, files: dict[str, str],
+                 blobs: dict[str, str]) -> str:  # fmt: skip
+    """The summary of turns `removed` that the first message carries after a compaction before `turn`."""
+    first, last = removed
+    lines = [f"{SUMMARY_MARK} before turn {turn}: turns {first}-{last} were taken out of this conversation to keep it "
+             "inside the model's context window. The workspace is as you left it. What those turns (and the ones "
+             "before them) did:]"]  # fmt: skip
+    if history.evals:
+        lines += ["", "Evaluations and submissions, in order (turn, by whom, result):"]
+        lines += [f"- {line}" for line in history.evals[-60:]]
+        if len(history.evals) > 60:
+            lines.insert(-60, f"- ({len(history.evals) - 60} earlier ones left out)")
+    names = sorted(files) + sorted(f"{path} (binary or large)" for path in blobs)
+    lines += ["", "Files in the workspace: " + (", ".join(names) or "none")]
+    words = [(t, text) for t, text in sorted(history.words.items()) if first <= t <= last][-8:]
+    if words:
+        lines += ["", "Your own words in the last of those turns (shortened):"]
+        lines += [f"- turn {t}: {_shorten(text, 600)}" for t, text in words]
+    for path in ("solution.py", "DESIGN.md"):
+        if path in files:
+            text = files[path]
+            cut = f"\n[... {len(text) - SOLUTION_CHARS} more characters: read_file {path}]" if len(
+                text) > SOLUTION_CHARS else ""  # fmt: skip
+            lines += ["", f"{path} as it is now:", "```", text[:SOLUTION_CHARS] + cut, "```"]
+    return "\n".join(lines)
+
+
+def _shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def eval_line(turn: int, by: str, kind: str, result: dict[str, Any]) -> str:
+    """One evaluation or submission, as the summary lists it."""
+    verdict = "CORRECT" if result.get("correct") else "NOT CORRECT"
+    speedup = result.get("speedup_geomean")
+    speed = f", speedup {speedup:.3f}x" if isinstance(speedup, (int, float)) else ""
+    failing = [f"{w.get('name')}: {w.get('failure') or 'error'}" for w in result.get("workloads", [])
+               if not w.get("correct")][:3]  # fmt: skip
+    static = result.get("static") or {}
+    if static and not static.get("ok", True):
+        failing = [f"static {v.get('rule')} at line {v.get('line')}" for v in static.get("violations", [])[:3]]
+    why = f" ({'; '.join(failing)})" if failing else ""
+    return f"turn {turn} {kind} by {by}: {verdict}{speed}{why}"
