@@ -84,9 +84,10 @@ class History:
     words: dict[int, str] = field(default_factory=dict)
 
 
-def plan_cut(messages: list[Message], keep_tokens: int, gauge: ContextGauge) -> int | None:
+def plan_cut(messages: list[Message], keep_tokens: int, gauge: ContextGauge, forced: bool = False) -> int | None:
     """Where the kept recent turns begin: the earliest assistant message from which the rest fits in `keep_tokens`,
-    keeping at least MIN_KEPT_TURNS turns; messages[1:cut] go. None when there is nothing to take out."""
+    keeping at least MIN_KEPT_TURNS turns; messages[1:cut] go. None when there is nothing to take out. `forced` (the
+    server refused the prompt, whatever the estimate says): at least the first turn goes."""
     starts = [i for i in range(1, len(messages)) if messages[i].role == "assistant"]
     if len(starts) <= MIN_KEPT_TURNS:
         return None
@@ -95,6 +96,8 @@ def plan_cut(messages: list[Message], keep_tokens: int, gauge: ContextGauge) -> 
         if gauge.tokens(len(json.dumps([m.to_dict() for m in messages[start:]]))) > keep_tokens:
             break
         cut = start
+    if forced and cut <= 1:
+        cut = starts[1]
     return cut if cut > 1 else None
 
 

@@ -389,7 +389,7 @@ class AgentLoop:
     def _request(self, turn: int, notes: list[str]) -> ModelResponse | None:
         """The model's response for this turn, the conversation compacted first when it nears the window (and again,
         harder, when the server still finds the prompt too long); None when the turn ends without one."""
-        keep = KEEP_RECENT
+        keep = int(KEEP_RECENT * (self.window - MAX_OUTPUT_TOKENS))  # tokens of recent turns a compaction keeps
         for attempt in range(TOO_LONG_RETRIES + 1):
             request = ModelRequest(self.system, self.tools.specs, list(self.state.conversation.messages))
             chars = request_chars(request)
@@ -407,8 +407,9 @@ class AgentLoop:
             try:
                 response = self.provider.complete(request, self.callbacks.on_delta, self._cancel, self._on_retry)
             except ContextTooLong as exc:
+                # the server counts more than the estimate: keep half of what was kept, or of what was sent
                 self._log(ev.ModelRetry(turn=turn, attempt=attempt + 1, reason=f"prompt too long: {exc}", delay_s=0))
-                keep /= 2
+                keep = min(keep, tokens) // 2
                 continue
             except Interrupted as exc:
                 self._log(ev.Interrupt(turn=turn, during="model", partial_text=exc.partial_text))
@@ -435,11 +436,11 @@ class AgentLoop:
             self._controls.stop = True  # an unrecoverable provider error ends the session
         self._stop_reason = "error"
 
-    def _compact(self, turn: int, tokens: int, keep: float, reason: str) -> bool:
+    def _compact(self, turn: int, tokens: int, keep: int, reason: str) -> bool:
         """Take the middle of the conversation out, keeping the first message (with a summary of what went) and the
         recent turns within `keep` of the window; logged, so that every rebuild of the conversation does the same."""
         messages = self.state.conversation.messages
-        cut = plan_cut(messages, int(keep * (self.window - MAX_OUTPUT_TOKENS)), self.gauge)
+        cut = plan_cut(messages, keep, self.gauge, forced=reason == "too_long")
         if cut is None:
             return False
         kept_turns = sum(1 for m in messages[cut:] if m.role == "assistant")
