@@ -64,9 +64,12 @@ class StandInWorker:
             if op == "time":
                 self.waits.append(header["ahead_cycles"])
                 time.sleep(header["ahead_cycles"] / WAIT_RATE / 1e3)  # the device's wait, spent in full
+            took = []  # each call's time as its events would time it: measured, so a loaded host cannot fake a gap
             for key in keys:
+                started = time.perf_counter()
                 time.sleep(CALL_S)
                 fresh = reference(*self.inputs[key])
+                took.append((time.perf_counter() - started) * 1e3)
                 self.outputs[key] = self.first.setdefault(key, fresh) if self.cheat == "stale" else fresh
             if op == "time":
                 if self.cheat == "stall-once" and not self.first.get("stalled"):
@@ -74,9 +77,9 @@ class StandInWorker:
                     time.sleep(CALL_S * len(keys) * 4)  # an honest batch that a busy host held up once
                 share = 0.01 if self.cheat == "events" else 1.0
                 tail = CALL_S * 1e3 * len(keys) if self.cheat == "stream" else 0.004
-                samples = [CALL_S * 1e3 * share] * len(keys)
+                samples = [ms * share for ms in took]
                 if self.cheat == "deferred":  # every call's work done in the batch's last call, which waits for it
-                    samples = [CALL_S * 1e3 * 0.01] * (len(keys) - 1) + [CALL_S * 1e3 * len(keys)]
+                    samples = [ms * 0.01 for ms in took[:-1]] + [sum(took)]
                 issue = CALL_S * 1e3 * len(keys) if self.issue_ms is None else self.issue_ms
                 host = {"enter": 0.01, "issue": issue, "exit": 0.1, "drain": 0.0, "tail": 0.0}
                 return {"ok": True, "samples_ms": samples, "tail_ms": tail, "host_ms": host, "error": None}, []
@@ -120,7 +123,7 @@ class _nothing:
 def test_an_honest_worker_is_timed_on_fresh_inputs_every_round(host_timing):
     worker = StandInWorker()
     result = run_timing(worker)
-    assert result.latency_ms is not None and result.latency_ms.median == pytest.approx(CALL_S * 1e3)
+    assert result.latency_ms is not None and CALL_S * 1e3 <= result.latency_ms.median < CALL_S * 1e3 * 5
     assert result.reference_ms is not None and result.speedup is not None
     assert "rounds" in (result.timing_note or "")
     assert len(worker.seeds) >= 4 and len(set(worker.seeds)) == len(worker.seeds)  # no input set made twice
@@ -128,7 +131,7 @@ def test_an_honest_worker_is_timed_on_fresh_inputs_every_round(host_timing):
 
 def test_a_batch_held_up_once_by_the_host_is_timed_again_not_rejected(host_timing):
     result = run_timing(StandInWorker(cheat="stall-once"))
-    assert result.latency_ms is not None and result.latency_ms.median == pytest.approx(CALL_S * 1e3, rel=0.5)
+    assert result.latency_ms is not None and CALL_S * 1e3 <= result.latency_ms.median < CALL_S * 1e3 * 5
     assert "timed again" in (result.timing_note or "")
 
 
