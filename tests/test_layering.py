@@ -150,7 +150,14 @@ def test_the_import_graph_has_no_circles(top_level_only):
 LAYERS = [
     ("workbench.tasks", "workbench.guidance", "workbench.formulas", "workbench.jsonsafe"),
     ("workbench.harness",),
-    ("workbench.agent", "workbench.score", "workbench.suite", "workbench.report_text", "workbench.ladder_report"),
+    (
+        "workbench.agent",
+        "workbench.score",
+        "workbench.suite",
+        "workbench.report_text",
+        "workbench.ladder_report",
+        "workbench.eval_feedback",
+    ),
     ("workbench.session",),
     ("workbench.judge", "workbench.bench"),
     ("workbench.cli", "workbench.tui", "workbench.bench.cli", "workbench.judge.cli", "workbench.__main__"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from workbench.eval_feedback import VALUE_FAILURES, workload_lines
 from workbench.harness.result import EvalResult, WorkloadResult
 
 
@@ -26,7 +27,7 @@ def format_eval(result: EvalResult) -> str:
         )
         for w in result.workloads:
             lines.append(_row(w))
-        details = [f"  {w.name}: {w.error}" for w in result.workloads if w.error]
+        details = [line for w in result.workloads if w.error for line in _detail(w)]
         if details:
             lines.append("")
             lines += details
@@ -51,3 +52,11 @@ def _row(w: WorkloadResult) -> str:
     speedup = f"{w.speedup:8.2f}" if w.speedup else f"{'-':>8}"
     frac = f"{w.sol_fraction:6.1%}" if w.sol_fraction is not None else f"{'-':>6}"
     return f"{w.name:28} {verdict:14} {_us(lat)} {_us(ref)} {speedup} {_us(w.sol_ms)} {frac}"
+
+
+def _detail(w: WorkloadResult) -> list[str]:
+    """A failing workload's error; for wrong values, its worst element (got, expected, abs and rel error), the count
+    and the first few, as the agent reads them."""
+    if w.failure in VALUE_FAILURES and (w.worst is not None or w.first_mismatches):
+        return [f"  {line}" for line in workload_lines(w)]
+    return [f"  {w.name}: {w.error}"]

@@ -45,9 +45,10 @@ ERRORS = {
         'ValueError: deliberate failure in the solution (solution.py:18 in solution: raise ValueError("deliberate'
         ' failure in the solution"))'
     ),
-    "compile_error": re.escape(
-        """InterpreterError: NameError("name 'undefined_name' is not defined") (solution.py:14 in solution: """
-        "broken_kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024))"
+    "compile_error": re.escape(  # the kernel's line first (the error is there), then the launch
+        """InterpreterError: NameError("name 'undefined_name' is not defined") (solution.py:9 in broken_kernel: """
+        "tl.store(out_ptr + offs, tl.load(x_ptr + offs) * undefined_name, mask=offs < n); launched at "
+        "solution.py:14 in solution)"
     ),
 }
 

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from workbench.agent.conversation import ToolSpec
+from workbench.eval_feedback import compact_eval
 from workbench.harness import EvalOptions, EvalResult, evaluate
 from workbench.harness.runner import QUICK_TIMING, EvalUsageError
 from workbench.session import file_tools
 from workbench.session.bash import run_bash
-from workbench.session.eval_feedback import compact_eval
 from workbench.session.profile_tool import run_profile
 from workbench.session.tool_args import ToolError, check_arguments
 from workbench.session.tool_specs import DEFAULT_BASH_TIMEOUT_S, MAX_BASH_TIMEOUT_S, TOOL_NAMES, TOOL_SPECS, tool_specs

@@ -239,12 +239,38 @@ def describe_exception(exc: BaseException, solution_name: str) -> str:
     if isinstance(exc, OSError):  # errno and file name are plain data, and the part of the message that helps
         filename = OSError.__dict__["filename"].__get__(exc)
         message += f" [{_plain(filename)}]" if filename is not None else ""
+    outer = _innermost_line(exc, solution_name)
+    # Triton raises its own error from the one a kernel's line caused (the interpreter runs a kernel's body as
+    # Python): the innermost line of the deepest cause is the kernel's line, the one to name; the launch comes after.
+    lines = (_innermost_line(cause, solution_name) for cause in reversed(_causes(exc)))
+    inner = next((found for found in lines if found), None)
     where = ""
+    if inner is not None:
+        where = f" ({solution_name}:{inner[0]} in {inner[1]}: {inner[2]}"
+        if outer is not None and outer[:2] != inner[:2]:
+            where += f"; launched at {solution_name}:{outer[0]} in {outer[1]}"
+        where += ")"
+    return f"{name}: {message}{where}"
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """The exception and the ones it was raised from (or during), outermost first, read without running any code."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(chain) < 8 and all(current is not seen for seen in chain):
+        chain.append(current)
+        cause = BaseException.__dict__["__cause__"].__get__(current)
+        current = cause if cause is not None else BaseException.__dict__["__context__"].__get__(current)
+    return chain
+
+
+def _innermost_line(exc: BaseException, solution_name: str) -> tuple[int, str, str] | None:
+    """(line, function, source) of the innermost frame of the solution's file in the exception's traceback."""
+    found = None
     tb = BaseException.__dict__["__traceback__"].__get__(exc)
     while tb is not None:
         code = tb.tb_frame.f_code
         if os.path.basename(code.co_filename) == solution_name:
-            line = linecache.getline(code.co_filename, tb.tb_lineno).strip()
-            where = f" ({solution_name}:{tb.tb_lineno} in {code.co_name}: {line})"
+            found = (tb.tb_lineno, code.co_name, linecache.getline(code.co_filename, tb.tb_lineno).strip())
         tb = tb.tb_next
-    return f"{name}: {message}{where}"
+    return found
