@@ -203,3 +203,58 @@ def test_the_runtime_refuses_every_kernel_library_the_static_rules_flag_but_nump
     assert module_forbidden("cupyx.scipy", DEFAULT_FORBIDDEN_MODULES) and module_forbidden(
         "cuda.bindings", DEFAULT_FORBIDDEN_MODULES
     )
+
+
+def test_a_compile_error_names_the_kernels_line_and_the_launch(tmp_path):
+    """Compiled for a GPU, a kernel's body never runs as Python, so no traceback frame holds its line: the error names
+    it from Triton's CompilationError (its node's line, placed by the kernel's `def`), and the launch beside it."""
+    import importlib.util
+
+    from workbench.harness.solution_side.audit import describe_exception
+
+    path = tmp_path / "solution.py"
+    path.write_text(
+        textwrap.dedent(
+            """
+            import triton, triton.language as tl
+            from triton.backends.compiler import GPUTarget
+            from triton.compiler import ASTSource
+
+
+            @triton.jit
+            def scale_kernel(x_ptr, n):
+                offs = tl.arange(0, 3)
+                tl.store(x_ptr + offs, offs, mask=offs < n)
+
+
+            def solution():
+                source = ASTSource(fn=scale_kernel, signature={"x_ptr": "*fp32", "n": "i32"}, constexprs={})
+                return triton.compile(source, target=GPUTarget("cuda", 90, 32))
+            """
+        )
+    )
+    spec = importlib.util.spec_from_file_location("compile_error_solution", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        module.solution()
+    except Exception as exc:  # noqa: BLE001 - the error is what is described
+        described = describe_exception(exc, "solution.py")
+    assert described == (
+        "CompilationError: arange's range must be a power of 2 (solution.py:9 in scale_kernel: offs = tl.arange(0, 3);"
+        " launched at solution.py:15 in solution)"
+    )
+
+
+def test_only_tritons_own_compile_step_on_the_launch_path_may_trim_a_tracebacks_frames():
+    from workbench.harness.solution_side.audit_rules import PACKAGE, SOLUTION, Stack, introspection_allowed
+
+    compiler = "/site-packages/triton/compiler/compiler.py"
+    launched = Stack(PACKAGE, compiler, PACKAGE, has_solution=True, compiler_path=True, in_import=False)
+    assert introspection_allowed(launched)
+    # the solution calling triton.compile (or its traceback filter) itself: no launch path between it and the read
+    called_directly = Stack(PACKAGE, compiler, PACKAGE, has_solution=True, compiler_path=False, in_import=False)
+    assert not introspection_allowed(called_directly)
+    other_file = Stack(PACKAGE, "/site-packages/triton/runtime/jit.py", PACKAGE, True, True, False)
+    assert not introspection_allowed(other_file)
+    assert not introspection_allowed(Stack(SOLUTION, "/eval/solution.py", SOLUTION, True, True, False))

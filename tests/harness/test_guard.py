@@ -304,3 +304,32 @@ def test_the_first_guarded_op_imports_neither_dynamo_nor_sympy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_a_read_that_copies_to_the_host_first_is_counted_once(monkeypatch):
+    """`tolist()` of a GPU tensor copies it to the host inside the call; those elements are the ones tolist() counts,
+    not more (on the H200 129 expert offsets counted as 258 refused a grouped GEMM). Here the host copy of a CPU
+    tensor stands in for the GPU's: a copy counted as one from the GPU, inside a read already counted."""
+    monkeypatch.setattr(guard_module, "_copied_to_host", lambda name, args, kwargs: 200 if name == "_to_copy" else 0)
+    offsets = torch.arange(200)
+    with guard() as g:
+        g.reading_out(+1)
+        try:
+            offsets.to(torch.float64)  # a `_to_copy`, which the patch reports as 200 elements from the GPU ...
+            offsets.to(torch.float64)  # ... twice: 400 elements, over the budget were they counted again
+        finally:
+            g.reading_out(-1)
+    with pytest.raises(ForbiddenCall, match="read into Python"), guard():
+        offsets.to(torch.float64)
+        offsets.to(torch.float64)  # two copies out, 400 elements: over the budget
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+def test_tolist_of_gpu_offsets_counts_each_element_once():
+    offsets = torch.arange(129, device="cuda") * 32
+    with guard():
+        bounds = offsets.tolist()
+    assert bounds[-1] == 128 * 32
+    with pytest.raises(ForbiddenCall, match="read into Python"), guard():
+        torch.arange(READ_BUDGET + 1, device="cuda").tolist()

@@ -232,3 +232,18 @@ def test_a_solution_without_a_kernel_has_nothing_to_profile(box, tmp_path, monke
     outcome = box.execute("profile", {"workload": "tiny"}, threading.Event())
     assert outcome.is_error and "defines no @triton.jit kernel" in outcome.text
     assert not (box.work / "ncu-ran").exists()
+
+
+def test_the_sandbox_shows_ncu_its_toolkit_and_nsight_compute(tmp_path):
+    """On the H200 image `ncu` is a launcher in the CUDA toolkit's bin/ that looks for Nsight Compute beside the
+    toolkit or under /opt/nvidia; shown only bin/, it said "Nsight Compute is not installed on your system"."""
+    from workbench.session.profile_tool import ncu_install
+
+    toolkit = tmp_path / "cuda-13.0"
+    (toolkit / "bin").mkdir(parents=True)
+    (toolkit / "bin" / "ncu").write_text("#!/bin/sh\n")
+    opt = tmp_path / "opt-nvidia"
+    (opt / "nsight-compute" / "2025.3.1").mkdir(parents=True)
+    (opt / "nsight-systems").mkdir()
+    assert ncu_install(str(toolkit / "bin" / "ncu"), opt) == [toolkit, opt / "nsight-compute"]
+    assert ncu_install(str(toolkit / "bin" / "ncu"), tmp_path / "absent") == [toolkit]

@@ -298,6 +298,10 @@ class _Rounds:
         """One timed batch in the worker: (samples, the checker's wall ms around it, ms of the device's wait before
         it, why it cannot be trusted)."""
         waited, cycles = self._wait("solution", len(keys))
+        # This process's own GPU work (the inputs and expected outputs just made, launched asynchronously) done first:
+        # left queued, it runs beside the worker's batch, inside the wall clock and outside its events, and an honest
+        # kernel is rejected as hiding work (seen on the H200 for ladder rungs timed without the reference)
+        torch.cuda.synchronize(self.check.device)
         with collector_paused():
             started = time.perf_counter()
             reply, _ = self.check.ask({"op": "time", "keys": keys, "ahead_cycles": cycles})

@@ -42,6 +42,17 @@ def ncu_command(ncu: str, kernels: list[str], program: list[str]) -> list[str]:
             "--metrics", ",".join(METRICS), "--kernel-name", kernel_filter(kernels), *program]  # fmt: skip
 
 
+def ncu_install(ncu: str, opt: Path = Path("/opt/nvidia")) -> list[Path]:
+    """What ncu needs to see inside the sandbox: the CUDA toolkit's folder its `ncu` is in (a launcher script), and
+    Nsight Compute itself, which the launcher looks for beside the toolkit or under /opt/nvidia (on the H200 image:
+    /opt/nvidia/nsight-compute/<version>, and with only bin/ shown the launcher said "Nsight Compute is not
+    installed")."""
+    home = Path(ncu).resolve().parent
+    found = [home.parent if home.name == "bin" else home]
+    found += sorted(opt.glob("nsight-compute*")) if opt.is_dir() else []
+    return found
+
+
 def run_profile(task: Task, work: Path, workload: Workload, timeout_s: float,
                 cancel: threading.Event | None) -> tuple[str, bool]:  # fmt: skip
     """(text for the model, whether it is an error)."""
@@ -65,8 +76,7 @@ def run_profile(task: Task, work: Path, workload: Workload, timeout_s: float,
         env.pop("TRITON_INTERPRET", None)
         note = unconfined_warning()
         if note is None:
-            ncu_home = Path(ncu).resolve().parent  # its sections and target libraries, where not under /usr
-            command = confine(command, writable=[work], readable=[Path(tmp), task.path.resolve(), ncu_home],
+            command = confine(command, writable=[work], readable=[Path(tmp), task.path.resolve(), *ncu_install(ncu)],
                               chdir=work, gpu=True, env=env)  # fmt: skip
         output, finished = _run_locked(command, work, env, timeout_s, cancel)
     if finished.timed_out:

@@ -14,9 +14,11 @@ Events Python 3.11 does not audit are covered by refusing stubs put in place at 
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import linecache
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -242,8 +244,17 @@ def describe_exception(exc: BaseException, solution_name: str) -> str:
     outer = _innermost_line(exc, solution_name)
     # Triton raises its own error from the one a kernel's line caused (the interpreter runs a kernel's body as
     # Python): the innermost line of the deepest cause is the kernel's line, the one to name; the launch comes after.
-    lines = (_innermost_line(cause, solution_name) for cause in reversed(_causes(exc)))
-    inner = next((found for found in lines if found), None)
+    # Compiled for a GPU, the kernel's body never runs as Python: Triton's CompilationError holds the kernel's source
+    # and the AST node at fault instead, and its line in solution.py is found from those.
+    chain = _causes(exc)
+    compiled = next(filter(None, (_compilation_error(cause, outer) for cause in chain)), None)
+    if compiled is not None:
+        name, message, inner = "CompilationError", compiled[0], compiled[1]
+    else:
+        lines = (_innermost_line(cause, solution_name) for cause in reversed(chain))
+        inner = next((found for found in lines if found), None)
+    if inner is None and outer is not None:
+        inner, outer = outer, None
     where = ""
     if inner is not None:
         where = f" ({solution_name}:{inner[0]} in {inner[1]}: {inner[2]}"
@@ -264,13 +275,43 @@ def _causes(exc: BaseException) -> list[BaseException]:
     return chain
 
 
-def _innermost_line(exc: BaseException, solution_name: str) -> tuple[int, str, str] | None:
-    """(line, function, source) of the innermost frame of the solution's file in the exception's traceback."""
+def _innermost_line(exc: BaseException, solution_name: str) -> tuple[int, str, str, str] | None:
+    """(line, function, source, file) of the innermost frame of the solution's file in the exception's traceback."""
     found = None
     tb = BaseException.__dict__["__traceback__"].__get__(exc)
     while tb is not None:
         code = tb.tb_frame.f_code
         if os.path.basename(code.co_filename) == solution_name:
-            found = (tb.tb_lineno, code.co_name, linecache.getline(code.co_filename, tb.tb_lineno).strip())
+            found = (tb.tb_lineno, code.co_name, linecache.getline(code.co_filename, tb.tb_lineno).strip(),
+                     code.co_filename)  # fmt: skip
         tb = tb.tb_next
     return found
+
+
+def _compilation_error(exc: BaseException, launch: tuple[int, str, str, str] | None,
+                       ) -> tuple[str, tuple[int, str, str, str]] | None:  # fmt: skip
+    """(Triton's message, the kernel's line) of a Triton CompilationError (the class itself, not a look-alike: its
+    attributes are then plain data), its node's line placed in the solution's file by the kernel's `def` line."""
+    errors = sys.modules.get("triton.compiler.errors")
+    if launch is None or errors is None or type(exc) is not getattr(errors, "CompilationError", None):
+        return None
+    src, node, message = exc.__dict__.get("src"), exc.__dict__.get("node"), exc.__dict__.get("error_message")
+    lineno = getattr(node, "lineno", None) if isinstance(node, ast.AST) else None
+    if type(src) is not str or type(lineno) is not int:
+        return None
+    src_lines = src.splitlines()
+    src_def = next((i for i, line in enumerate(src_lines) if _DEF.match(line)), None)
+    if src_def is None:
+        return None
+    kernel = _DEF.match(src_lines[src_def]).group(1)  # type: ignore[union-attr]
+    file_lines = linecache.getlines(launch[3])
+    file_def = next((i for i, line in enumerate(file_lines) if (m := _DEF.match(line)) and m.group(1) == kernel), None)
+    text = _plain(message) if message is not None else "compilation failed"
+    if file_def is None:
+        return text, launch
+    line = file_def + (lineno - 1 - src_def) + 1
+    source = file_lines[line - 1].strip() if 0 < line <= len(file_lines) else ""
+    return text, (line, kernel, source, launch[3])
+
+
+_DEF = re.compile(r"\s*def\s+(\w+)\s*\(")

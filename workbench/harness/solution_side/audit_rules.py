@@ -170,6 +170,7 @@ def read_stack(frame: FrameType | None, classify: Classifier) -> Stack:
 
 
 _TRITON_LAUNCH_FILES = ("triton/runtime/jit.py", "triton/runtime/autotuner.py")
+_TRITON_COMPILER_FILE = os.path.join("triton", "compiler", "compiler.py")
 
 
 def _named(path: str, names: frozenset[str], paths: tuple[str, ...]) -> bool:
@@ -181,6 +182,10 @@ def introspection_allowed(stack: Stack) -> bool:
     the solution called, which could hand the frames back), but the stdlib modules that only read a module name, and
     libraries' own module bodies while they are imported (torch.library and torch.fx name their caller's module)."""
     if stack.caller_kind == WORKER or stack.origin == WORKER or stack.in_import:
+        return True
+    if stack.compiler_path and stack.caller_kind == PACKAGE and stack.caller_file.endswith(_TRITON_COMPILER_FILE):
+        # Triton's compile step trims its own frames from a CompilationError's traceback (filter_traceback) on the
+        # launch path, before the error reaches the solution: refused, a compile error read as "refused" on the H200
         return True
     if stack.caller_kind == STDLIB and _named(stack.caller_file, _FRAME_NAMING_STDLIB, _FRAME_NAMING_PATHS):
         return True

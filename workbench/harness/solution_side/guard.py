@@ -194,14 +194,23 @@ class _ForbiddenFunctions(TorchFunctionMode):
             name = self.guard.forbidden.get(func)
             if name is not None:
                 self.guard.record(f"forbidden call {name}")
-            self._check_round_trip(getattr(func, "__name__", ""), args, kwargs or {})
+            if self._check_round_trip(getattr(func, "__name__", ""), args, kwargs or {}):
+                # `tolist()` of a GPU tensor copies it to the host first: the elements are counted here, once, and
+                # not again as that copy (which counted 129 offsets as 258 and refused a grouped GEMM's schedule)
+                self.guard.reading_out(+1)
+                try:
+                    return func(*args, **(kwargs or {}))
+                finally:
+                    self.guard.reading_out(-1)
         return func(*args, **(kwargs or {}))
 
-    def _check_round_trip(self, name: str, args: Any, kwargs: Mapping[str, Any]) -> None:
+    def _check_round_trip(self, name: str, args: Any, kwargs: Mapping[str, Any]) -> bool:
         if name in _READS_OUT and args and isinstance(args[0], torch.Tensor):
             t = args[0]  # a storage holds the whole base tensor, not only this view of it
             count = t.untyped_storage().nbytes() // max(t.element_size(), 1) if "storage" in name else t.numel()
             self.guard.read_into_python(count, f"Tensor.{name}()")
+            return True
+        return False
 
 
 class _AtenOps(TorchDispatchMode):
@@ -229,7 +238,9 @@ class _AtenOps(TorchDispatchMode):
             self.guard.read_into_python(1, ".item()")
         elif name in _COPIES:
             to_host = _copied_to_host(name, args, kwargs or {})
-            if to_host:  # the host's copy is then Python's to read (numpy's array interface over its data_ptr)
+            if (
+                to_host and not self.guard.reading_out_now
+            ):  # the host's copy is then Python's to read (numpy's array interface over its data_ptr)
                 self.guard.read_into_python(to_host, "a copy from the GPU to the host")
         if (kwargs or {}).get("pin_memory"):
             self.guard.record("pinned host memory allocated inside solution(): kernels must write device memory")
@@ -276,7 +287,9 @@ class SolutionGuard:
         init(self, "_allowed", frozenset(allowed_ops))
         init(self, "_poison", bool(poison))
         init(self, "_violations", [])
-        init(self, "_launches", [0, 0])  # Triton launches, and tensor elements read into Python, in the current call
+        # Triton launches, tensor elements read into Python in the current call, and how deep in a counted read
+        # (tolist(), numpy(), ...) the current op is
+        init(self, "_launches", [0, 0, 0])
         init(self, "_modes", (_AtenOps(self), _ForbiddenFunctions(self)))
         init(self, "_stack", contextlib.ExitStack())
         init(self, "_marks", {"outside": mode_locks.snapshot(), "state": self._fingerprint()})
@@ -297,6 +310,11 @@ class SolutionGuard:
     def _count_launch(self) -> None:
         self._launches[0] += 1
 
+    def reading_out(self, step: int) -> None:
+        self._launches[2] += step
+
+    reading_out_now = property(lambda self: self._launches[2] > 0, doc="inside a read already counted")
+
     def read_into_python(self, count: int, how: str) -> None:
         """Count `count` tensor elements leaving for Python or the host in this call; refuse past READ_BUDGET."""
         self._launches[1] += count
@@ -311,7 +329,7 @@ class SolutionGuard:
 
     def __enter__(self) -> SolutionGuard:
         self._violations.clear()
-        self._launches[0] = self._launches[1] = 0
+        self._launches[0] = self._launches[1] = self._launches[2] = 0
         for mode in self._modes:
             self._stack.enter_context(mode)
         self._marks["inside"] = mode_locks.snapshot()

@@ -135,6 +135,7 @@ def serve(sock: socket.socket, mode: str, area: wire.SharedArea | None = None) -
         elif op == "inputs":
             inputs[request["key"]] = tuple(make_inputs(dict(request["params"]), int(request["seed"]), device))
             outputs.pop(request["key"], None)
+            sync()  # made before the reply: not left queued to run inside the next timed batch's wall clock
             wire.send(sock, {"ok": True})
         elif op == "drop":
             for key in request["keys"]:
