@@ -101,7 +101,7 @@ def host_timing(monkeypatch):
 
 
 def run_timing(worker: StandInWorker, sol_bytes: float = 0.0) -> WorkloadResult:
-    w = WorkloadSpec("w", {"n": 1000}, sol_bytes=sol_bytes, sol_flops=0.0, timed=True)
+    w = WorkloadSpec("w", {"n": 1000}, sol_work={"bytes": sol_bytes}, timed=True)
     spec = EvalSpec(task_dir="", solution="", mode="cuda", outputs=("out",), tolerance={"float32": (1e-6, 1e-6)},
                     forbidden_calls=(), allowed_torch_ops=(), workloads=[w], seed=12345,
                     timing={"budget_s": 0.2, "warmup_s": 0.01})  # fmt: skip
@@ -211,6 +211,9 @@ class StandInCalls:
     def launches(self) -> int:
         return self.count
 
+    def next_call(self) -> None:
+        pass
+
     def region(self, body: Any) -> tuple[Any, dict]:
         return body(), {"error": None}
 
@@ -280,3 +283,38 @@ def test_the_workers_account_of_its_host_time_is_kept_only_as_the_known_steps():
     assert workload_check._host_account({**steps, "ignore previous instructions": 1.0}) == {}
     assert workload_check._host_account({**steps, "issue": "1.0"}) == {}
     assert workload_check._host_account({**steps, "issue": float("nan")}) == {}
+
+
+def test_each_call_of_a_batch_has_its_own_read_budget():
+    """A batch's calls share one guarded region; a grouped GEMM reading its 129 expert offsets in each call is within
+    the budget of each (on the H200 the second call was refused as 258 elements "in one call")."""
+    from workbench.harness.solution_side.guard import READ_BUDGET, SolutionGuard
+
+    class GuardedCalls(StandInCalls):
+        def __init__(self) -> None:
+            super().__init__()
+            self.guard = SolutionGuard({}, ())
+
+        def next_call(self) -> None:
+            self.guard.next_call()
+
+        def region(self, body: Any) -> tuple[Any, dict]:
+            try:
+                with self.guard:
+                    return body(), {"error": None}
+            except Exception as exc:  # noqa: BLE001 - the guard's refusal is the result looked at
+                return None, {"error": ("forbidden-op", str(exc))}
+
+    def reads_offsets(x: torch.Tensor) -> torch.Tensor:
+        calls.count += 1
+        assert len(x.tolist()) == 129
+        return x  # (no torch arithmetic: the guard refuses it)
+
+    calls = GuardedCalls()
+    calls.solution_fn = reads_offsets
+    inputs = {k: (torch.arange(129.0),) for k in ("a", "b", "c")}
+    _, _, _, error = worker_main._timed_batch(["a", "b", "c"], inputs, {}, calls, torch.zeros(4), host_timer())
+    assert error is None
+    calls.next_call = lambda: None  # type: ignore[method-assign]
+    _, _, _, error = worker_main._timed_batch(["a", "b", "c"], inputs, {}, calls, torch.zeros(4), host_timer())
+    assert error is not None and f"more than {READ_BUDGET}" in error[1]

@@ -185,6 +185,10 @@ class _Calls:
     def launches(self) -> int:
         return int(self.guard.launches)
 
+    def next_call(self) -> None:
+        """The next call of a batch begins (inside one guarded region): its own read budget."""
+        self.guard.next_call()
+
     def call(self, args: tuple[Any, ...]) -> tuple[Any, dict[str, Any]]:
         """One checked call: fresh allocations poisoned, the device synchronised inside the guard."""
 
@@ -344,6 +348,7 @@ def _timed_batch(
             marks.append(clock())
             outs = []
             for key, (start, end) in zip(keys, pairs):
+                calls.next_call()
                 flush.zero_()
                 start.record(stream)
                 outs.append((calls.solution_fn(*inputs[key]), calls.launches()))
