@@ -22,7 +22,7 @@ SOLUTION = EXAMPLE / "work" / "solution.py"  # 35 lines
 # A valid answer for the example's files: (score, [(start, end, quote)]) per level.
 VALID = {
     "design": {
-        "L1": (75, [(3, 4, "the add and the norm in one kernel; the sum is rounded to bf16")]),
+        "L1": (75, [(3, 3, "the add and the norm in one kernel; the sum is rounded to bf16")]),
         "L2": (50, [(5, 6, "x and residual are read once, h and y\n  written once")]),
         "L3": (25, [(7, 7, "BLOCK is the next power of two of the width")]),
     },

@@ -1,6 +1,5 @@
-"""Judging a saved session: its files at the end or at a turn, logged as a `judgement` event, runtime-blind."""
+"""Judging a saved session: its scored files or a turn's, logged as a `judgement` event (test_judge_blind.py: blind)."""
 
-import json
 import shutil
 
 import pytest
@@ -12,39 +11,12 @@ from workbench.judge.judge import JudgeUsageError
 from workbench.session.events import event_to_dict
 from workbench.session.log import read_log
 
-TIMED = ("latency_ms", "reference_ms", "speedup", "sol_ms", "sol_fraction", "speedup_geomean", "best_speedup")
-
 
 @pytest.fixture
 def session(tmp_path):
     folder = tmp_path / EXAMPLE.name
     shutil.copytree(EXAMPLE, folder)
     return folder
-
-
-def _with_distinctive_timings(session) -> list[str]:
-    """Give every timing figure of the log a value found nowhere else; return those values as text."""
-    path = session / "events.jsonl"
-    events = [json.loads(line) for line in path.read_text().splitlines()]
-    figures: list[str] = []
-
-    def stamp(node):
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key in TIMED:
-                    node[key] = 3.1415 + 0.0271 * len(figures) + 0.000093
-                    figures.append(repr(node[key]))
-                else:
-                    stamp(value)
-        elif isinstance(node, list):
-            for value in node:
-                stamp(value)
-
-    for event in events:
-        if event["kind"] in ("eval_result", "submission", "turn_end", "session_end"):
-            stamp(event)
-    path.write_text("".join(json.dumps(e) + "\n" for e in events))
-    return figures
 
 
 def test_a_session_is_judged_at_its_end_and_the_judgement_is_logged(session):
@@ -62,19 +34,9 @@ def test_a_session_is_judged_at_its_end_and_the_judgement_is_logged(session):
     assert Judgement.from_dict(event_to_dict(event)) == judgement
 
 
-def test_the_judge_never_sees_an_eval_figure(session):
-    figures = _with_distinctive_timings(session)
-    assert len(figures) >= 10
-    provider = RecordingProvider([answer()])
-    judge_session(session, provider)
-    shown = provider.prompt_text()
-    assert [f for f in figures if f in shown or f[:6] in shown] == []
-    assert "# Solution: solution.py (35 lines)" in shown
-
-
 def test_a_turn_before_the_design_note_is_judged_without_design(session):
     # The design note is written in turn 5; after turn 2 solution.py is the first (failing) kernel.
-    provider = RecordingProvider([_cite_line_one()])
+    provider = RecordingProvider([_cite_the_first_kernel()])
     judgement = judge_session(session, provider, turn=2)
     assert judgement.turn == 2 and judgement.design["L1"].reason == "no design note"
     assert judgement.attempts == 1 and judgement.js_impl == 25.0
@@ -89,8 +51,10 @@ def test_nothing_is_logged_when_the_judges_model_fails(session):
     assert (session / "events.jsonl").read_text() == before
 
 
-def _cite_line_one() -> dict:
-    level = {"score": 25, "reason": "r", "evidence": [{"file": "solution.py", "start": 1, "end": 1, "quote": '"""'}]}
+def _cite_the_first_kernel() -> dict:
+    """An answer citing line 10 of the first kernel (`row = tl.program_id(0)`)."""
+    cited = {"file": "solution.py", "start": 10, "end": 10, "quote": "row = tl.program_id(0)"}
+    level = {"score": 25, "reason": "r", "evidence": [cited]}
     return {"implementation": {lv: level for lv in ("L1", "L2", "L3")}}
 
 

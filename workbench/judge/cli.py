@@ -71,6 +71,8 @@ def format_judgement(judgement: Judgement) -> str:
     lines = [
         f"judge {judgement.task}{where} by {judgement.provider}/{judgement.model}, "
         f"prompt {judgement.prompt_sha256[:12]}, {calls}",
+        *([f"judged: {judgement.judged['description']}"] if judgement.judged else []),
+        *flag_lines(judgement),
         "",
         f"{'':16}{'L1':>5}{'L2':>5}{'L3':>5}{'mean':>7}",
     ]
@@ -87,6 +89,17 @@ def format_judgement(judgement: Judgement) -> str:
     if judgement.problems:
         lines += ["", "the first answer was rejected:"] + [f"  - {problem}" for problem in judgement.problems]
     return "\n".join(lines)
+
+
+def flag_lines(judgement: Judgement) -> list[str]:
+    """The text of the judged files addressed to the judge, each with where it is and why it was flagged."""
+    if not judgement.flags:
+        return []
+    count = len(judgement.flags)
+    lines = [f"FLAGGED: {count} passage{'s' if count > 1 else ''} addressed to the judge (not obeyed, not evidence):"]
+    for flag in judgement.flags:
+        lines.append(f"  {flag.where()}  {flag.why}: {json.dumps(flag.quote, ensure_ascii=False)}")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,8 @@
 """Running the judge: ask the model, check its answer, ask once more if it was invalid, and score.
 
 `judge_files` judges a solution (and design note) on disk; `judge_session` judges the files of a saved
-session at its end (or at a turn) and appends the judgement to the session's log.
+session's scored submission (or its workspace after a turn) and appends the judgement to the session's log.
+Text in the files addressed to the judge is flagged in the judgement, and a citation of it does not count.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from pathlib import Path
 from workbench.agent.conversation import Message, ModelRequest, TextBlock
 from workbench.agent.provider import Provider
 from workbench.guidance import GuidanceItem, load_guidance
+from workbench.judge.injection import find_flags
 from workbench.judge.prompt import JudgePrompt, build_prompt
 from workbench.judge.result import DESIGN_FILE, LEVELS, PARTS, SOLUTION_FILE, Judgement, LevelScore
-from workbench.judge.validate import CheckedAnswer, check_answer
+from workbench.judge.scored import JudgedFiles, scored_files
+from workbench.judge.validate import CheckedAnswer, JudgedText, check_answer
 from workbench.session import events
 from workbench.session.events import Event
 from workbench.session.history import complete_prefix, rebuild
@@ -50,7 +53,9 @@ def judge(inputs: JudgeInputs, provider: Provider, cancel: threading.Event | Non
     design = inputs.design if inputs.design is not None and inputs.design.strip() else None
     prompt = build_prompt(inputs.task_md, inputs.items, inputs.solution, design)
     parts = PARTS if design is not None else ("implementation",)
-    files = {SOLUTION_FILE: inputs.solution, DESIGN_FILE: design or ""}
+    flags = find_flags(DESIGN_FILE, design or "") + find_flags(SOLUTION_FILE, inputs.solution)
+    files = {name: JudgedText(name, text, flags)
+             for name, text in ((SOLUTION_FILE, inputs.solution), (DESIGN_FILE, design or ""))}  # fmt: skip
     messages = [Message("user", [TextBlock(prompt.user)])]
     answers = [_ask(provider, prompt, messages, cancel)]
     first = check_answer(answers[0], files, parts)
@@ -83,6 +88,7 @@ def judge(inputs: JudgeInputs, provider: Provider, cancel: threading.Event | Non
         answers=answers,
         solution_sha256=_sha256(inputs.solution),
         design_sha256=_sha256(design) if design is not None else None,
+        flags=flags,
     )
 
 
@@ -130,10 +136,10 @@ def judge_files(task: str | Path | Task, solution_path: Path, design_path: Path 
 
 def judge_session(session_folder: Path, provider: Provider, turn: int | None = None,
                   root: Path | None = None) -> Judgement:  # fmt: skip
-    """Judge the workspace files of a session at its end (or after turn `turn`), append a `judgement`
-    event with the result to its events.jsonl, and return the judgement. The session's writer lock is taken
-    first and held until the judgement is logged: a session another process runs is refused before anything is
-    sent to (and paid for with) the judge's model."""
+    """Judge the files of a session's scored submission (or its workspace after turn `turn`: see scored.py),
+    append a `judgement` event with the result to its events.jsonl, and return the judgement. The session's
+    writer lock is taken first and held until the judgement is logged: a session another process runs is refused
+    before anything is sent to (and paid for with) the judge's model."""
     try:
         held = Session.claim(session_folder, "judge")
     except SessionBusy as exc:
@@ -146,27 +152,28 @@ def judge_session(session_folder: Path, provider: Provider, turn: int | None = N
 
 def _judge_held(held: HeldSession, provider: Provider, turn: int | None, root: Path | None) -> Judgement:
     record = held.record  # read under the lock: nothing else appends until the judgement is logged
-    live = record.effective
-    if turn is not None:
+    if turn is None:
+        chosen = scored_files(record.effective)
+    else:
         if not 0 <= turn <= record.turns:
             raise JudgeUsageError(f"{record.folder.name} has {record.turns} complete turns; "
                                   f"--turn must be 0..{record.turns}")  # fmt: skip
-        live = complete_prefix(live, up_to_turn=turn)
-    state = rebuild(live)
-    start = record.start
+        files = rebuild(complete_prefix(record.effective, up_to_turn=turn)).files
+        chosen = JudgedFiles(dict(files), turn, "workspace", f"the workspace after turn {turn} (--turn)")
     try:
-        task = load_task(start.task, root)
+        task = load_task(record.start.task, root)
     except TaskFormatError as exc:
-        raise JudgeUsageError(f"the session's task {start.task!r} cannot be loaded: {exc}") from None
-    solution = state.files.get(SOLUTION_FILE)
+        raise JudgeUsageError(f"the session's task {record.start.task!r} cannot be loaded: {exc}") from None
+    solution = chosen.files.get(SOLUTION_FILE)
     if solution is None:
-        raise JudgeUsageError(f"{record.folder.name} has no {SOLUTION_FILE} to judge")
+        raise JudgeUsageError(f"{record.folder.name} has no {SOLUTION_FILE} in {chosen.description}")
     inputs = JudgeInputs(task.name, _read(task.file("task.md"), "task"), _guidance(task), solution,
-                         state.files.get(DESIGN_FILE))  # fmt: skip
+                         chosen.files.get(DESIGN_FILE))  # fmt: skip
     judgement = judge(inputs, provider)
     judgement.session = record.folder.name
-    judgement.turn = judged_turn = turn if turn is not None else state.turn
-    held.append(judgement_event(judgement, judged_turn))
+    judgement.turn = chosen.turn
+    judgement.judged = chosen.to_dict()
+    held.append(judgement_event(judgement, chosen.turn))
     return judgement
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.judge.injection import Flag
+
 LEVELS = ("L1", "L2", "L3")
 PARTS = ("design", "implementation")
 DESIGN_FILE, SOLUTION_FILE = "DESIGN.md", "solution.py"
@@ -72,6 +74,8 @@ class Judgement:
     design_sha256: str | None = None  # None: there was no design note
     session: str | None = None
     turn: int | None = None  # the session turn whose files were judged
+    flags: list[Flag] = field(default_factory=list)  # text of the judged files addressed to the judge
+    judged: dict[str, Any] | None = None  # of a session: which files were judged (see judge.scored.JudgedFiles)
 
     @property
     def js_design(self) -> float:
@@ -103,6 +107,8 @@ class Judgement:
             "design_sha256": self.design_sha256,
             "session": self.session,
             "turn": self.turn,
+            "flags": [flag.to_dict() for flag in self.flags],
+            "judged": self.judged,
         }
 
     @classmethod
@@ -122,4 +128,6 @@ class Judgement:
             design_sha256=data.get("design_sha256"),
             session=data.get("session"),
             turn=data.get("turn"),
+            flags=[Flag.from_dict(flag) for flag in data.get("flags") or []],
+            judged=data.get("judged"),
         )

@@ -1,4 +1,9 @@
-"""Checking a judge's answer: the JSON shape, the scores, and every citation against the judged file."""
+"""Checking a judge's answer: the JSON shape, the scores, and every citation against the judged file.
+
+A citation counts only where its lines hold its quote, from the first cited line to the last; where none of
+the quoted text is addressed to the judge (flagged: see injection.py); and, in the solution, where the quoted
+text is code, not a comment, a docstring or a string literal that claims it (see code_spans.py).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +12,28 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.judge.result import LEVELS, PART_FILES, Citation, LevelScore
+from workbench.judge.code_spans import code_mask
+from workbench.judge.fence import neutralised
+from workbench.judge.injection import Flag, flagged_lines
+from workbench.judge.result import LEVELS, PART_FILES, SOLUTION_FILE, Citation, LevelScore
 
 Key = tuple[str, str]  # (part, level): ("design", "L1")
 MAX_CITATIONS = 4
 _FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
 _LINE_NUMBER = re.compile(r"(?m)^\s*\d+\| ?")  # the listing's prefix, in case a quote copied it
 _ELLIPSIS = re.compile(r"\.\.\.|…")
+MIN_CODE_SHARE = 0.5  # of a solution quote's characters (whitespace aside) that must be code
+
+
+class JudgedText:
+    """A judged file as its citations are checked: its lines, its flagged lines, and for the solution which
+    characters are code."""
+
+    def __init__(self, name: str, text: str, flags: list[Flag] | None = None) -> None:
+        self.name, self.text = name, text
+        self.lines = text.splitlines()
+        self.flagged = flagged_lines(flags or [], name)
+        self.code = code_mask(text) if name == SOLUTION_FILE else None
 
 
 class AnswerError(ValueError):
@@ -51,8 +71,8 @@ def parse_json(text: str) -> dict[str, Any]:
     raise AnswerError(f"the answer is not a JSON object ({error})")
 
 
-def check_answer(text: str, files: dict[str, str], parts: tuple[str, ...]) -> CheckedAnswer:
-    """Check every level of `parts` in the answer; `files` maps a judged file's name to its text."""
+def check_answer(text: str, files: dict[str, JudgedText], parts: tuple[str, ...]) -> CheckedAnswer:
+    """Check every level of `parts` in the answer; `files` maps a judged file's name to it."""
     keys = [(part, level) for part in parts for level in LEVELS]
     try:
         data = parse_json(text)
@@ -62,7 +82,7 @@ def check_answer(text: str, files: dict[str, str], parts: tuple[str, ...]) -> Ch
     for part, level in keys:
         section = data.get(part)
         raw = section.get(level) if isinstance(section, dict) else None
-        score, problems = _check_level(raw, PART_FILES[part], files[PART_FILES[part]])
+        score, problems = _check_level(raw, files[PART_FILES[part]])
         if score is None:
             checked.invalid[(part, level)] = problems
         else:
@@ -70,7 +90,7 @@ def check_answer(text: str, files: dict[str, str], parts: tuple[str, ...]) -> Ch
     return checked
 
 
-def _check_level(raw: Any, file: str, text: str) -> tuple[LevelScore | None, list[str]]:
+def _check_level(raw: Any, judged: JudgedText) -> tuple[LevelScore | None, list[str]]:
     if raw is None:
         return None, ["missing from the answer"]
     if not isinstance(raw, dict):
@@ -91,7 +111,7 @@ def _check_level(raw: Any, file: str, text: str) -> tuple[LevelScore | None, lis
         problems.append(f"evidence must list 1 to {MAX_CITATIONS} citations (got {count})")
     else:
         for entry in evidence:
-            citation, problem = check_citation(entry, file, text)
+            citation, problem = check_citation(entry, judged)
             if problem:
                 problems.append(problem)
             elif citation:
@@ -102,8 +122,9 @@ def _check_level(raw: Any, file: str, text: str) -> tuple[LevelScore | None, lis
     return LevelScore(score, reason.strip(), tuple(citations)), []
 
 
-def check_citation(entry: Any, file: str, text: str) -> tuple[Citation | None, str | None]:
-    """The citation if its range exists in `text` and holds its quote, else a one-line problem."""
+def check_citation(entry: Any, judged: JudgedText) -> tuple[Citation | None, str | None]:
+    """The citation if it counts (see the module's docstring), else a one-line problem."""
+    file = judged.name
     if not isinstance(entry, dict):
         return None, f"a citation must be an object with file, start, end and quote (got {type(entry).__name__})"
     cited_file = entry.get("file", file)
@@ -114,15 +135,27 @@ def check_citation(entry: Any, file: str, text: str) -> tuple[Citation | None, s
         return None, f"citation of {file}: start and end must be integer line numbers (got {start!r}, {end!r})"
     assert isinstance(start, int) and isinstance(end, int)
     where = f"{file}:{start}" if start == end else f"{file}:{start}-{end}"
-    lines = text.splitlines()
     if start < 1 or end < start:
         return None, f"citation {where} is not a range of lines (start >= 1 and end >= start)"
-    if end > len(lines):
-        return None, f"citation {where} does not exist (the file has {len(lines)} lines)"
+    if end > len(judged.lines):
+        return None, f"citation {where} does not exist (the file has {len(judged.lines)} lines)"
     if not isinstance(quote, str) or not quote.strip():
         return None, f"citation {where} has no quote"
-    if not quote_found(quote, lines[start - 1 : end]):
+    cited = judged.lines[start - 1 : end]
+    matched = quote_span(quote, cited) or quote_span(quote, [neutralised(line) for line in cited])
+    if matched is None:
         return None, f"citation {where} does not hold the quote {_short(quote)}"
+    rows = {row for row, _ in matched}
+    if min(rows) != 0 or max(rows) != end - start:
+        return None, (f"citation {where} is wider than its quote (on lines {start + min(rows)}-{start + max(rows)}): "
+                      "cite only the lines the quote is on")  # fmt: skip
+    if judged.flagged & {start + row for row in rows}:
+        return None, f"citation {where} quotes text addressed to the judge, which is not evidence"
+    if judged.code is not None:
+        code = sum(judged.code[start - 1 + row][col] for row, col in matched)
+        if code < MIN_CODE_SHARE * len(matched):
+            return None, (f"citation {where} quotes a comment, docstring or string literal, not code: cite the "
+                          "code that realises the item")  # fmt: skip
     return Citation(file, start, end, quote), None
 
 
@@ -130,22 +163,49 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
-def quote_found(quote: str, lines: list[str]) -> bool:
-    """Whether the quote occurs in the lines, whitespace normalised; an ellipsis may stand for elided text and
-    a copied line-number prefix is ignored."""
-    haystack = _normal("\n".join(lines))
+def _haystack(lines: list[str]) -> tuple[str, list[tuple[int, int] | None]]:
+    """The lines joined with whitespace collapsed to single spaces, and where each character came from (None for a
+    space, which stands for a run of whitespace)."""
+    chars: list[str] = []
+    where: list[tuple[int, int] | None] = []
+    for row, line in enumerate(lines):
+        for col, ch in enumerate(line):
+            if ch.isspace():
+                if chars and chars[-1] != " ":
+                    chars.append(" ")
+                    where.append(None)
+            else:
+                chars.append(ch)
+                where.append((row, col))
+        if chars and chars[-1] != " ":
+            chars.append(" ")
+            where.append(None)
+    return "".join(chars), where
+
+
+def quote_span(quote: str, lines: list[str]) -> list[tuple[int, int]] | None:
+    """Where the quote occurs in the lines, whitespace normalised, as the (row, column) of each character it
+    matched (whitespace aside), or None. An ellipsis may stand for elided text; a copied line-number prefix is
+    ignored."""
+    haystack, where = _haystack(lines)
     for candidate in (quote, _LINE_NUMBER.sub("", quote)):
         fragments = [_normal(f) for f in _ELLIPSIS.split(candidate) if _normal(f)]
-        position = 0
+        position, matched = 0, []
         for fragment in fragments:
             found = haystack.find(fragment, position)
             if found < 0:
                 break
             position = found + len(fragment)
+            matched += [w for w in where[found:position] if w is not None]
         else:
-            if fragments:
-                return True
-    return False
+            if matched:
+                return matched
+    return None
+
+
+def quote_found(quote: str, lines: list[str]) -> bool:
+    """Whether the quote occurs in the lines (see quote_span)."""
+    return quote_span(quote, lines) is not None
 
 
 def _short(quote: str, limit: int = 60) -> str:

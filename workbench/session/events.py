@@ -262,6 +262,8 @@ class Judgement(EventBase):
     solution_sha256: str
     design_sha256: str | None
     session: str | None
+    flags: list[dict[str, Any]] | None = sometimes()  # text of the judged files addressed to the judge (absent: older)
+    judged: dict[str, Any] | None = sometimes()  # which files: the scored submission's (the rule, by, seq) or a turn's
 
 
 @dataclass(frozen=True, kw_only=True)
