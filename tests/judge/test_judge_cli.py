@@ -26,6 +26,8 @@ def test_judging_a_session_prints_the_table_with_reasons_and_citations(tmp_path,
     assert main(["judge", str(session), "--provider", "scripted", "--script", str(script)]) == 0
     out = capsys.readouterr().out
     assert f"judge rmsnorm_residual (session {EXAMPLE.name}, turn 6) by scripted/scripted" in out
+    judged = "judged: the final submission (scoring rule final), turn 6 by agent; an older log: the workspace as "
+    assert judged + "recorded at the end of that turn" in out
     assert "design             75   50   25   50.0  JSdesign" in out
     assert "implementation    100   50   25   58.3  JSimpl" in out
     assert "implementation L1: 100  implementation L1 reason" in out

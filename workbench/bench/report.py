@@ -93,9 +93,25 @@ def markdown(report: Report, plots: list[str], why_no_plots: str | None) -> str:
         lines.append("| " + " | ".join(table.columns) + " |")
         lines.append("|" + "---|" * len(table.columns))
         lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in table.rows]
+    lines += judge_flag_lines(report.records)
     lines += ["", "## Plots", ""]
     lines += [f"![{name}]({name})" for name in plots] or [why_no_plots or "(nothing to plot)"]
     return "\n".join(lines) + "\n"
+
+
+def judge_flag_lines(records: list[SessionRecord]) -> list[str]:
+    """The section naming every judged session whose files hold text addressed to the judge (where, why, what)."""
+    judged = [r for r in records if r.judgement is not None]
+    if not judged:
+        return []
+    lines = ["", "## Text addressed to the judge", ""]
+    flagged = [(r.folder.name, flag) for r in records if r.judgement is not None for flag in r.judgement.flags]
+    if not flagged:
+        return lines + [f"None in the {len(judged)} judged sessions' files."]
+    lines.append("Flagged in the judged files (never obeyed by the judge, never counted as evidence):")
+    lines += [f"- {name} {flag.where()} ({flag.why}): {json.dumps(flag.quote, ensure_ascii=False)}"
+              for name, flag in flagged]  # fmt: skip
+    return lines
 
 
 def _cell(value: Cell) -> str:
