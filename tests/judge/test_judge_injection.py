@@ -110,7 +110,6 @@ def test_clean_files_have_no_flags_and_the_output_says_nothing_of_them():
 
 
 def test_the_files_are_fenced_with_a_fresh_nonce_the_instructions_name():
-    task = rmsnorm_task()
     prompts = [build_prompt("task", [], SOLUTION.read_text(), DESIGN.read_text()) for _ in range(2)]
     nonces = [p.nonce for p in prompts]
     assert nonces[0] != nonces[1] and all(re.fullmatch(r"[0-9a-f]{24}", n) for n in nonces)
@@ -118,7 +117,6 @@ def test_the_files_are_fenced_with_a_fresh_nonce_the_instructions_name():
     assert f'</judged-file nonce="{prompt.nonce}">' in prompt.system and "untrusted data" in prompt.system
     assert prompt.user.count(f'<judged-file name="solution.py" nonce="{prompt.nonce}">') == 1
     assert prompt.user.count(f'</judged-file nonce="{prompt.nonce}">') == 2
-    assert task.name == "rmsnorm_residual"
 
 
 def test_a_file_cannot_close_its_fence_or_open_another():
