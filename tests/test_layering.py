@@ -148,7 +148,7 @@ def test_the_import_graph_has_no_circles(top_level_only):
 # line and the app are the front ends. Root modules: the suite's files (tasks, guidance, formulas) at the bottom, the
 # readers of eval results (score, suite, report_text, ladder_report) beside the agent.
 LAYERS = [
-    ("workbench.tasks", "workbench.guidance", "workbench.formulas", "workbench.jsonsafe"),
+    ("workbench.tasks", "workbench.guidance", "workbench.formulas", "workbench.speed_of_light", "workbench.jsonsafe"),
     ("workbench.harness",),
     (
         "workbench.agent",

@@ -18,9 +18,9 @@ def test_every_project_task_loads_and_has_an_interpret_workload():
         assert task.expert_path is not None and task.expert_path.exists(), name
         wrong = list((task.guidance_path / "wrong").glob("*.py"))
         assert len(wrong) >= 3, name
-        for w in task.workloads:
-            sol_bytes, sol_flops = task.sol_counts(w)
-            assert sol_bytes > 0 and sol_flops >= 0
+        for w in (*task.workloads, *task.hidden):
+            work = task.sol_work(w)
+            assert work["bytes"] > 0 and all(v >= 0 for v in work.values()), (name, w.name)
 
 
 @pytest.fixture

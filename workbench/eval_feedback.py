@@ -53,7 +53,8 @@ def _timing(w: WorkloadResult) -> str:
     if w.reference_ms is not None and w.speedup:
         text += f" vs reference {_ms(w.reference_ms)}, speedup {w.speedup:.2f}x"
     if w.sol_ms is not None and w.sol_fraction is not None:
-        text += f"; SOL {_ms_value(w.sol_ms)}, at {w.sol_fraction:.0%} of SOL"
+        bound = f" ({w.sol_binding}-bound)" if w.sol_binding else ""
+        text += f"; SOL {_ms_value(w.sol_ms)}{bound}, at {w.sol_fraction:.0%} of SOL"
     return text
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from workbench.eval_feedback import VALUE_FAILURES, workload_lines
 from workbench.harness.result import EvalResult, WorkloadResult
+from workbench.speed_of_light import ceilings_text
 
 
 def _us(ms: float | None) -> str:
@@ -23,7 +24,8 @@ def format_eval(result: EvalResult) -> str:
     if result.workloads:
         lines.append("")
         lines.append(
-            f"{'workload':28} {'verdict':14} {'sol us':>9} {'ref us':>9} {'speedup':>8} {'SOL us':>9} {'SOL%':>6}"
+            f"{'workload':28} {'verdict':14} {'sol us':>9} {'ref us':>9} {'speedup':>8} {'SOL us':>9} {'SOL%':>6} "
+            f"{'bound':10} {'sheet us':>9}"
         )
         for w in result.workloads:
             lines.append(_row(w))
@@ -35,8 +37,9 @@ def format_eval(result: EvalResult) -> str:
         lines += [f"timing: {n}" for n in notes]
     if result.ceilings:
         c = result.ceilings
-        rates = f"{c['bandwidth_gbps']:.0f} GB/s copy, {c['matmul_tflops']:.0f} TFLOP/s bf16 matmul"
-        lines.append(f"SOL ceilings: {rates} ({c['source']})")
+        lines.append(f"SOL ceilings: {ceilings_text(c)} ({c.get('source', '?')})")
+        if c.get("unavailable"):
+            lines.append("  not measured: " + "; ".join(f"{k}: {v}" for k, v in c["unavailable"].items()))
     if result.error:
         lines.append(f"error: {result.error}")
     verdict = "CORRECT" if result.correct else "NOT CORRECT"
@@ -51,7 +54,10 @@ def _row(w: WorkloadResult) -> str:
     ref = w.reference_ms.median if w.reference_ms else None
     speedup = f"{w.speedup:8.2f}" if w.speedup else f"{'-':>8}"
     frac = f"{w.sol_fraction:6.1%}" if w.sol_fraction is not None else f"{'-':>6}"
-    return f"{w.name:28} {verdict:14} {_us(lat)} {_us(ref)} {speedup} {_us(w.sol_ms)} {frac}"
+    bound = w.sol_binding or "-"
+    return f"{w.name:28} {verdict:14} {_us(lat)} {_us(ref)} {speedup} {_us(w.sol_ms)} {frac} {bound:10} " + _us(
+        w.sol_datasheet_ms
+    )
 
 
 def _detail(w: WorkloadResult) -> list[str]:

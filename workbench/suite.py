@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.harness.result import EvalResult, WorkloadResult, geomean
+from workbench.speed_of_light import ceilings_text
 from workbench.tasks import LADDER_RUNGS, Task
 
 SUITE_VERSION = 1
@@ -140,6 +141,7 @@ class WorkloadRow:
     speedup: float | None
     sol_fraction: float | None
     error: str | None = None
+    sol_binding: str | None = None  # the resource SOL is bound by (None in runs before the SOL model named it)
     ladder_ms: dict[str, float] = field(default_factory=dict)  # rung -> median latency
 
     def ladder_chain(self, rungs: Sequence[str] = LADDER_RUNGS) -> list[float | None]:
@@ -177,7 +179,7 @@ def workload_rows(run: SuiteRun, tasks: list[Task]) -> list[WorkloadRow]:
             if _timed(w) and w.reference_ms:
                 assert w.latency_ms
                 row.reference_ms, row.expert_ms = w.reference_ms.median, w.latency_ms.median
-                row.speedup, row.sol_fraction = w.speedup, w.sol_fraction
+                row.speedup, row.sol_fraction, row.sol_binding = w.speedup, w.sol_fraction, w.sol_binding
             else:
                 row.error = f"{w.failure or 'incorrect'}: {w.error or ''}".strip()
             for rung, result in rungs.items():
@@ -223,15 +225,15 @@ def render_markdown(run: SuiteRun, rows: list[WorkloadRow]) -> str:
         method = run.ceilings.get("method", "?")
         lines += [f"SOL ceilings: {_ceilings(run.ceilings)}, measured in the same run ({method}).", ""]
     lines += [
-        "| task | workload | reference us | expert us | speedup | SOL fraction |",
-        "| --- | --- | ---: | ---: | ---: | ---: |",
+        "| task | workload | reference us | expert us | speedup | SOL fraction | SOL bound |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- |",
     ]
     for r in rows:
         if r.expert_ms is None:
-            lines.append(f"| {r.task} | {r.workload} | | | FAILED: {_one_line(r.error)} | |")
+            lines.append(f"| {r.task} | {r.workload} | | | FAILED: {_one_line(r.error)} | | |")
             continue
         lines.append(f"| {r.task} | {r.workload} | {_us(r.reference_ms)} | {_us(r.expert_ms)} "
-                     f"| {r.speedup:.2f} | {r.sol_fraction:.0%} |")  # fmt: skip
+                     f"| {r.speedup:.2f} | {r.sol_fraction:.0%} | {r.sol_binding or '-'} |")  # fmt: skip
     s = summary(rows)
     if s["speedup_geomean"]:
         lines += ["", f"{s['workloads_timed']} workloads timed; geometric mean speedup {s['speedup_geomean']:.2f}x, "
@@ -254,7 +256,7 @@ def _steps() -> list[str]:
 
 
 def _ceilings(c: dict[str, Any]) -> str:
-    return f"{c.get('bandwidth_gbps', 0):.0f} GB/s copy, {c.get('matmul_tflops', 0):.0f} TFLOP/s bf16 matmul"
+    return ceilings_text(c)
 
 
 def _one_line(text: str | None, limit: int = 160) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.formulas import ITEMSIZES, check_formula, evaluate_formula
+from workbench.speed_of_light import SolKeyError, check_keys
 
 TASK_FILES = ("task.toml", "task.md", "inputs.py", "reference.py", "solution.py")
 HIDDEN_FILE = "hidden.toml"  # under guidance/<name>/: correctness-only workloads the agent never sees
@@ -56,8 +57,7 @@ class Task:
     forbidden_calls: tuple[str, ...]
     allowed_torch_ops: tuple[str, ...]
     tolerance: dict[str, Tolerance]
-    sol_bytes: str
-    sol_flops: str
+    sol: dict[str, str]  # [sol] key (a resource, speed_of_light.RESOURCES) -> formula of its minimum work
     workloads: tuple[Workload, ...]
     guidance_path: Path | None = field(default=None)
     # correctness-only variations from guidance/<name>/hidden.toml; empty when there is no guidance folder
@@ -87,9 +87,9 @@ class Task:
         known = ", ".join(w.name for w in self.workloads)
         raise TaskFormatError(f"task {self.name} has no workload {name!r} (it has: {known})")
 
-    def sol_counts(self, workload: Workload) -> tuple[float, float]:
-        """Minimum bytes moved and FLOPs of the problem for a workload, from the [sol] formulas."""
-        return evaluate_formula(self.sol_bytes, workload.params), evaluate_formula(self.sol_flops, workload.params)
+    def sol_work(self, workload: Workload) -> dict[str, float]:
+        """The problem's minimum work per resource for a workload ({[sol] key: amount}), from the [sol] formulas."""
+        return {key: evaluate_formula(formula, workload.params) for key, formula in self.sol.items()}
 
     @property
     def expert_path(self) -> Path | None:
@@ -171,7 +171,7 @@ def _parse_hidden(task: Task, where: Path) -> tuple[Workload, ...]:
     names = [w.name for w in (*task.workloads, *hidden)]
     if len(set(names)) != len(names):
         raise TaskFormatError(f"{where}: field 'hidden.name' repeats a name (visible ones included): {names}")
-    _check_sol(task.sol_bytes, task.sol_flops, hidden, where)
+    _check_sol(task.sol, hidden, where)
     return hidden
 
 
@@ -211,10 +211,8 @@ def _parse_task(data: dict[str, Any], folder: Path, where: Path, guidance: Path 
     ):
         raise TaskFormatError(f"{where}: table 'expected' takes one field, float64 = true or false")
     expected_float64 = expected.get("float64", False)
-    sol = _table(data, "sol", where)
-    sol_bytes = _field(sol, "bytes", str, where, "sol.")
-    sol_flops = _field(sol, "flops", str, where, "sol.")
-    _check_sol(sol_bytes, sol_flops, workloads, where)
+    sol = _parse_sol(_table(data, "sol", where), where)
+    _check_sol(sol, workloads, where)
     return Task(
         name=name,
         title=_field(data, "title", str, where),
@@ -225,8 +223,7 @@ def _parse_task(data: dict[str, Any], folder: Path, where: Path, guidance: Path 
         forbidden_calls=tuple(_string_list(requirements, "forbidden_calls", where, "requirements.")),
         allowed_torch_ops=tuple(_string_list(requirements, "allowed_torch_ops", where, "requirements.")),
         tolerance=tolerance,
-        sol_bytes=sol_bytes,
-        sol_flops=sol_flops,
+        sol=sol,
         workloads=workloads,
         guidance_path=guidance,
         encodings=encodings,
@@ -234,15 +231,28 @@ def _parse_task(data: dict[str, Any], folder: Path, where: Path, guidance: Path 
     )
 
 
-def _check_sol(sol_bytes: str, sol_flops: str, workloads: tuple[Workload, ...], where: Path) -> None:
-    """Every [sol] formula must evaluate on every workload, hidden ones too (a result reports SOL for each)."""
+def _parse_sol(table: dict[str, Any], where: Path) -> dict[str, str]:
+    """The [sol] table: a formula (a string) for each resource the problem needs, `bytes` always."""
+    try:
+        check_keys(table)
+    except SolKeyError as exc:
+        raise TaskFormatError(f"{where}: table [sol]: {exc}") from None
+    return {key: _field(table, key, str, where, "sol.") for key in table}
+
+
+def _check_sol(sol: dict[str, str], workloads: tuple[Workload, ...], where: Path) -> None:
+    """Every [sol] formula must evaluate, to a finite amount of at least 0, on every workload, hidden ones too (a
+    result reports SOL for each)."""
     for workload in workloads:
-        for key, formula in (("bytes", sol_bytes), ("flops", sol_flops)):
+        for key, formula in sol.items():
             try:
                 check_formula(formula, set(workload.params))
-                evaluate_formula(formula, workload.params)
+                value = evaluate_formula(formula, workload.params)
             except (ValueError, ArithmeticError, TypeError) as exc:  # FormulaError, or a string where a number goes
                 raise TaskFormatError(f"{where}: field 'sol.{key}' on workload {workload.name!r}: {exc}") from None
+            if not 0 <= value < float("inf"):
+                raise TaskFormatError(f"{where}: field 'sol.{key}' on workload {workload.name!r} is {value}, "
+                                      "not an amount of work")  # fmt: skip
 
 
 def _parse_workload(index: int, raw: Any, where: Path, table: str = "workload") -> Workload:

@@ -100,8 +100,8 @@ def host_timing(monkeypatch):
     monkeypatch.setattr(ceilings, "device_ceilings", lambda device: {"bandwidth_gbps": 1000.0, "matmul_tflops": 100.0})
 
 
-def run_timing(worker: StandInWorker, sol_bytes: float = 0.0) -> WorkloadResult:
-    w = WorkloadSpec("w", {"n": 1000}, sol_work={"bytes": sol_bytes}, timed=True)
+def run_timing(worker: StandInWorker, sol_bytes: float = 0.0, work: dict | None = None) -> WorkloadResult:
+    w = WorkloadSpec("w", {"n": 1000}, sol_work=work or {"bytes": sol_bytes}, timed=True)
     spec = EvalSpec(task_dir="", solution="", mode="cuda", outputs=("out",), tolerance={"float32": (1e-6, 1e-6)},
                     forbidden_calls=(), allowed_torch_ops=(), workloads=[w], seed=12345,
                     timing={"budget_s": 0.2, "warmup_s": 0.01})  # fmt: skip
@@ -164,6 +164,18 @@ def test_a_latency_under_the_speed_of_light_is_rejected(host_timing):
     with pytest.raises(Rejected) as rejected:
         run_timing(StandInWorker(), sol_bytes=1e10)
     assert rejected.value.failure == "timing-implausible"
+
+
+def test_a_floor_a_kernel_may_undercut_reports_sol_but_never_rejects_a_timing(host_timing, monkeypatch):
+    import workbench.harness.ceilings as ceilings
+
+    measured = {"bandwidth_gbps": 1000.0, "matmul_tflops": 100.0, "step_us": 1.0}
+    monkeypatch.setattr(ceilings, "device_ceilings", lambda device: measured)
+    # 1e6 dependent steps at 1 us: a 1 s dependency floor over the stand-in's 2 ms calls, reported, not rejected
+    result = run_timing(StandInWorker(), work={"bytes": 1e8, "dependent_steps": 1e6})
+    assert result.sol_binding == "dependency" and result.sol_ms == pytest.approx(1000.0)
+    assert result.sol_by_resource_ms == pytest.approx({"hbm": 0.1, "dependency": 1000.0})
+    assert result.sol_fraction is not None and result.sol_fraction > 1
 
 
 @pytest.fixture

@@ -41,11 +41,13 @@ def test_a_failing_workload_shows_its_worst_element_and_how_many_are_wrong():
 def test_timed_workloads_show_latency_reference_speedup_and_sol():
     timed = WorkloadResult("llama3-8b-prefill", correct=True, latency_ms=Latency(0.1412, 0.1415, 0.0003, 40),
                            reference_ms=Latency(0.5301, 0.531, 0.001, 40), speedup=3.754, sol_ms=0.1121,
-                           sol_fraction=0.794, timing_note="4 fresh input sets a round, ...")  # fmt: skip
+                           sol_fraction=0.794, sol_binding="hbm",
+                           timing_note="4 fresh input sets a round, ...")  # fmt: skip
     ci = WorkloadResult("tiny", correct=True, timing_note="CI-sized workload (interpret = true): correctness only")
     text = compact_eval(result([timed, ci], mode="cuda", correct=True, speedup=3.754))
     assert text.splitlines() == [
-        "llama3-8b-prefill: correct, 141.2 us vs reference 530.1 us, speedup 3.75x; SOL 112.1 us, at 79% of SOL",
+        "llama3-8b-prefill: correct, 141.2 us vs reference 530.1 us, speedup 3.75x; SOL 112.1 us (hbm-bound), "
+        "at 79% of SOL",
         "tiny: correct",
         "note (tiny): CI-sized workload (interpret = true): correctness only",
         "CORRECT, speedup geomean 3.754x (mode cuda)",

@@ -72,6 +72,10 @@ class WorkloadResult:
     speedup: float | None = None
     sol_ms: float | None = None
     sol_fraction: float | None = None
+    sol_binding: str | None = None  # the resource whose time is sol_ms (speed_of_light.RESOURCES: hbm, tc_bf16, ...)
+    sol_by_resource_ms: dict[str, float | None] = field(default_factory=dict)  # None: needed, its ceiling unknown
+    sol_datasheet_ms: float | None = None  # the same work on the board's datasheet figures, where the table has it
+    sol_datasheet_binding: str | None = None
     timing_note: str | None = None  # why timing fields are null, or what the timer did
     error: str | None = None
 
@@ -96,7 +100,8 @@ class WorkloadResult:
                 f" speedup {self.speedup:.2f}x"
             )
             if self.sol_fraction is not None:
-                parts.append(f"SOL {self.sol_fraction:.0%}")
+                bound = f" ({self.sol_binding}-bound)" if self.sol_binding else ""
+                parts.append(f"SOL {self.sol_fraction:.0%}{bound}")
         elif self.timing_note:
             parts.append(f"(timing: {self.timing_note})")
         return " ".join(parts)
@@ -113,7 +118,7 @@ class EvalResult:
     correct: bool = False
     speedup_geomean: float | None = None
     error: str | None = None
-    ceilings: dict[str, Any] | None = None  # measured bandwidth and matmul rate behind sol_ms, with their source
+    ceilings: dict[str, Any] | None = None  # the measured ceiling of each resource behind sol_ms, with their source
     seed: int | None = None  # the eval's seed: `workbench eval --seed N` draws the same inputs again
     phases_s: dict[str, float] = field(default_factory=dict)  # wall time by phase (worker start, load, checks, timing)
     confined: bool | None = None  # whether the solution's worker ran under the sandbox (docs/security.md)

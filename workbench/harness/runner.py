@@ -191,9 +191,8 @@ def build_spec(
     """What the checker needs to run these workloads: paths, tolerances, SOL counts, options."""
     specs = []
     for w in workloads:
-        sol_bytes, sol_flops = task.sol_counts(w)
         timed = mode == "cuda" and not w.interpret and not w.hidden
-        specs.append(WorkloadSpec(w.name, dict(w.params), sol_bytes, sol_flops, timed, w.hidden))
+        specs.append(WorkloadSpec(w.name, dict(w.params), task.sol_work(w), timed, w.hidden))
     work = eval_dir / "work"
     work.mkdir(exist_ok=True)
     return EvalSpec(

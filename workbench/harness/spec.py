@@ -37,8 +37,7 @@ def derive_seed(master: int, workload: str, purpose: str, index: int) -> int:
 class WorkloadSpec:
     name: str
     params: dict[str, Any]
-    sol_bytes: float
-    sol_flops: float
+    sol_work: dict[str, float]  # the problem's minimum work per resource ({[sol] key: amount}, speed_of_light.py)
     timed: bool = True  # False for CI-sized and hidden workloads: correctness only
     hidden: bool = False
 

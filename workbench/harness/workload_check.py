@@ -159,7 +159,7 @@ class WorkloadCheck:
         return tuple(a.reshape(-1)[places(a, seed, SAMPLED_ELEMENTS)] for a in args), tuple(after)
 
     def _time(self, w: WorkloadSpec, result: WorkloadResult) -> None:
-        from workbench.harness.ceilings import device_ceilings, sol_ms
+        from workbench.harness.ceilings import datasheet_sol, device_ceilings, sol
 
         options = TimingOptions(**self.spec.timing)
         probe = self.code.make_inputs(dict(w.params), derive_seed(self.spec.seed, w.name, "time", 10**6), self.device)
@@ -179,17 +179,23 @@ class WorkloadCheck:
                                               batches, options)  # fmt: skip
         # A latency is the median of batch means, not of single calls: a solution that does every call's work in a
         # batch's last call (which the wall clock and the tail cannot tell from honest work) is timed at its mean.
-        sol = _latency(rounds.means["solution"], len(samples[-1]))
-        result.latency_ms = sol
+        latency = _latency(rounds.means["solution"], len(samples[-1]))
+        result.latency_ms = latency
         if options.reference:
             ref = _latency(rounds.means["reference"], len(samples[0]))
             result.reference_ms = ref
-            result.speedup = ref.median / sol.median
-        result.sol_ms = sol_ms(w.sol_bytes, w.sol_flops, ceilings)
-        implausible = check_plausible(sol.median, result.sol_ms)
+            result.speedup = ref.median / latency.median
+        bound = sol(w.sol_work, ceilings)
+        result.sol_ms, result.sol_binding, result.sol_by_resource_ms = bound.ms, bound.binding, bound.times_ms
+        sheet = datasheet_sol(w.sol_work, ceilings)
+        if sheet is not None:
+            result.sol_datasheet_ms, result.sol_datasheet_binding = sheet.ms, sheet.binding
+        # only the bounds no kernel can beat (bytes, tensor-core FLOPs) can reject a timing: the CUDA-core, SFU and
+        # dependency floors rest on counting conventions a kernel may undercut (an exp on the FMA units)
+        implausible = check_plausible(latency.median, bound.hard_ms)
         if implausible:
             raise Rejected("timing-implausible", implausible)
-        result.sol_fraction = result.sol_ms / sol.median
+        result.sol_fraction = result.sol_ms / latency.median if result.sol_ms else None
         notes = [
             f"{n_sets} fresh input sets a round, {rounds.count} rounds, every batch checked against the wall clock"
         ]

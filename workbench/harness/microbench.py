@@ -1,0 +1,240 @@
+"""Microbenchmarks of the device's ceilings, one a resource of the SOL model (workbench/speed_of_light.py).
+
+Each runs with torch and Triton alone and returns the best rate it reached, or raises Unavailable with the reason (no
+CUDA device, an instruction the GPU lacks): a ceiling is measured or it is absent, never assumed. Work is counted as
+the task formulas count it (an FMA or IMAD as 2 operations, source-level operations), and each kernel keeps enough
+independent chains in flight that the unit, not a latency, limits it; a rate below the unit's true peak would put
+SOL above what a kernel can reach, so where two forms of a benchmark exist the faster one is kept.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import triton
+import triton.language as tl
+
+COPY_BYTES = 2 << 30  # 2 GiB copied: far beyond the L2, long enough for clean event timing
+MATMUL_N = 8192
+CHAINS = 8  # independent chains per element in the CUDA-core kernels: enough to hide each op's latency
+BLOCK = 1024
+ITERS = 256
+PROGRAMS_PER_SM = 4
+
+
+class Unavailable(Exception):
+    """This ceiling cannot be measured here; the message says why."""
+
+
+def require_cuda(device: torch.device) -> None:
+    if device.type != "cuda" or not torch.cuda.is_available():
+        raise Unavailable("no CUDA device: not measured")
+
+
+def median_ms(fn: Callable[[], Any], reps: int) -> float:
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def copy_gbps(device: torch.device) -> float:
+    """Device-to-device copy: bytes read + written per second."""
+    require_cuda(device)
+    src = torch.empty(COPY_BYTES // 4, dtype=torch.float32, device=device).uniform_()
+    dst = torch.empty_like(src)
+    return 2 * COPY_BYTES / (median_ms(lambda: dst.copy_(src), 20) * 1e-3) / 1e9
+
+
+def _mm_tflops(run: Callable[[], Any]) -> float:
+    return 2 * MATMUL_N**3 / (median_ms(run, 10) * 1e-3) / 1e12
+
+
+def bf16_tflops(device: torch.device) -> float:
+    require_cuda(device)
+    gen = torch.Generator(device=device).manual_seed(0)
+    a, b = (torch.randn(MATMUL_N, MATMUL_N, device=device, dtype=torch.bfloat16, generator=gen) for _ in range(2))
+    return _mm_tflops(lambda: torch.mm(a, b))
+
+
+def tf32_tflops(device: torch.device) -> float:
+    require_cuda(device)
+    gen = torch.Generator(device=device).manual_seed(0)
+    a, b = (torch.randn(MATMUL_N, MATMUL_N, device=device, dtype=torch.float32, generator=gen) for _ in range(2))
+    before = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = True
+    try:
+        return _mm_tflops(lambda: torch.mm(a, b))
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = before
+
+
+def fp8_tflops(device: torch.device) -> float:
+    require_cuda(device)
+    if not hasattr(torch, "_scaled_mm") or torch.cuda.get_device_capability(device) < (8, 9):
+        raise Unavailable("no fp8 matmul on this GPU (needs compute capability 8.9 and torch._scaled_mm)")
+    gen = torch.Generator(device=device).manual_seed(0)
+    a = torch.randn(MATMUL_N, MATMUL_N, device=device, generator=gen).to(torch.float8_e4m3fn)
+    b = torch.randn(MATMUL_N, MATMUL_N, device=device, generator=gen).to(torch.float8_e4m3fn).t()  # column-major
+    one = torch.ones((), device=device)
+    try:
+        return _mm_tflops(lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
+    except RuntimeError as exc:
+        raise Unavailable(f"torch._scaled_mm failed: {str(exc).splitlines()[0]}") from None
+
+
+@triton.jit
+def _fma_kernel(out_ptr, m, k, n_iters, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = offs.to(tl.float32) * 1e-9
+    # 8 independent chains per element; `m` and `k` are run-time values, so nothing folds
+    c0, c1, c2, c3, c4, c5, c6, c7 = x, x + 1.0, x + 2.0, x + 3.0, x + 4.0, x + 5.0, x + 6.0, x + 7.0
+    for _ in range(n_iters):
+        c0, c1, c2, c3 = tl.fma(c0, m, k), tl.fma(c1, m, k), tl.fma(c2, m, k), tl.fma(c3, m, k)
+        c4, c5, c6, c7 = tl.fma(c4, m, k), tl.fma(c5, m, k), tl.fma(c6, m, k), tl.fma(c7, m, k)
+    tl.store(out_ptr + offs, c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7)
+
+
+@triton.jit
+def _int_kernel(out_ptr, m, k, n_iters, BLOCK: tl.constexpr, MIXED: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    c0, c1, c2, c3, c4, c5, c6, c7 = offs, offs + 1, offs + 2, offs + 3, offs + 4, offs + 5, offs + 6, offs + 7
+    for _ in range(n_iters):
+        c0, c1, c2, c3 = c0 * m + k, c1 * m + k, c2 * m + k, c3 * m + k  # multiply-adds
+        if MIXED:  # half the chains on the logic/add path, which runs beside the multiply-adds
+            c4, c5, c6, c7 = (c4 ^ m) + k, (c5 ^ m) + k, (c6 ^ m) + k, (c7 ^ m) + k
+        else:
+            c4, c5, c6, c7 = c4 * m + k, c5 * m + k, c6 * m + k, c7 * m + k
+    tl.store(out_ptr + offs, c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7)
+
+
+@triton.jit
+def _ex2(x):
+    return tl.inline_asm_elementwise("ex2.approx.ftz.f32 $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1)
+
+
+@triton.jit
+def _sfu_kernel(out_ptr, m, n_iters, BLOCK: tl.constexpr, ASM: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = offs.to(tl.float32) * 1e-9
+    c0, c1, c2, c3, c4, c5, c6, c7 = x, x + 0.1, x + 0.2, x + 0.3, x + 0.4, x + 0.5, x + 0.6, x + 0.7
+    for _ in range(n_iters):  # x -> 2^(m x) with m < 0 stays in (0, 1]: one special-function op per step
+        if ASM:
+            c0, c1, c2, c3 = _ex2(c0 * m), _ex2(c1 * m), _ex2(c2 * m), _ex2(c3 * m)
+            c4, c5, c6, c7 = _ex2(c4 * m), _ex2(c5 * m), _ex2(c6 * m), _ex2(c7 * m)
+        else:
+            c0, c1, c2, c3 = tl.exp2(c0 * m), tl.exp2(c1 * m), tl.exp2(c2 * m), tl.exp2(c3 * m)
+            c4, c5, c6, c7 = tl.exp2(c4 * m), tl.exp2(c5 * m), tl.exp2(c6 * m), tl.exp2(c7 * m)
+    tl.store(out_ptr + offs, c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7)
+
+
+def _elements(device: torch.device) -> int:
+    return torch.cuda.get_device_properties(device).multi_processor_count * PROGRAMS_PER_SM * BLOCK
+
+
+def _ops_rate(device: torch.device, launch: Callable[[torch.Tensor], Any], ops_per_element: int,
+              dtype: torch.dtype = torch.float32) -> float:  # fmt: skip
+    """Operations per second (in units of 1e12) of a kernel doing `ops_per_element` operations per element."""
+    n = _elements(device)
+    out = torch.empty(n, dtype=dtype, device=device)
+    ms = median_ms(lambda: launch(out), 5)
+    return n * ops_per_element / (ms * 1e-3) / 1e12
+
+
+def fp32_tflops(device: torch.device) -> float:
+    """FP32 FMA chains: 2 operations per FMA."""
+    require_cuda(device)
+    grid = (_elements(device) // BLOCK,)
+    return _ops_rate(device, lambda out: _fma_kernel[grid](out, 0.999, 1e-3, ITERS, BLOCK=BLOCK), 2 * CHAINS * ITERS)
+
+
+def int32_tops(device: torch.device) -> float:
+    """INT32 chains, multiply-adds alone and mixed with xor-adds (2 operations each); the faster."""
+    require_cuda(device)
+    grid = (_elements(device) // BLOCK,)
+    rates = []
+    for mixed in (False, True):
+
+        def launch(out: torch.Tensor, mixed: bool = mixed) -> Any:
+            return _int_kernel[grid](out, 1664525, 1013904223, ITERS, BLOCK=BLOCK, MIXED=mixed)
+
+        rates.append(_ops_rate(device, launch, 2 * CHAINS * ITERS, torch.int32))
+    return max(rates)
+
+
+def sfu_tops(device: torch.device) -> float:
+    """exp2 chains, through Triton's exp2 and through the bare ex2.approx instruction; the faster that runs."""
+    require_cuda(device)
+    grid = (_elements(device) // BLOCK,)
+    rates, errors = [], []
+    for asm in (False, True):
+
+        def launch(out: torch.Tensor, asm: bool = asm) -> Any:
+            return _sfu_kernel[grid](out, -0.7, ITERS, BLOCK=BLOCK, ASM=asm)
+
+        try:
+            rates.append(_ops_rate(device, launch, CHAINS * ITERS))
+        except Exception as exc:  # a compile error of the inline-asm form leaves the other
+            errors.append(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    if not rates:
+        raise Unavailable("exp2 kernels failed: " + "; ".join(errors))
+    return max(rates)
+
+
+@triton.jit
+def _step_kernel(out_ptr, n_steps, BLOCK: tl.constexpr):
+    v = tl.arange(0, BLOCK).to(tl.float32) * 1e-3
+    s = tl.sum(v, axis=0) * 0.0 + 1.0
+    for _ in range(n_steps):
+        # one step: an elementwise op on the previous result, then a block-wide max that the next step needs
+        s = tl.max(v * s + v, axis=0) * 1e-3 + 1.0
+    tl.store(out_ptr, s)
+
+
+STEP_CONFIGS = ((32, 1), (128, 4), (1024, 4))  # (BLOCK, warps): one warp's shuffles up to a block through memory
+STEPS_SHORT, STEPS_LONG = 1000, 11000
+
+
+def step_us(device: torch.device) -> float:
+    """The least latency of one dependent step in one program: the time of a long chain minus a short one, over
+    the steps between (the launch cancels), the fastest of the shapes tried."""
+    require_cuda(device)
+    out = torch.empty(1, dtype=torch.float32, device=device)
+    best = float("inf")
+    for block, warps in STEP_CONFIGS:
+
+        def chain(n: int, block: int = block, warps: int = warps) -> float:
+            return median_ms(lambda: _step_kernel[(1,)](out, n, BLOCK=block, num_warps=warps), 5)
+
+        per_step_ms = (chain(STEPS_LONG) - chain(STEPS_SHORT)) / (STEPS_LONG - STEPS_SHORT)
+        best = min(best, per_step_ms * 1e3)
+    if not best > 0:
+        raise Unavailable(f"a dependent step measured {best} us")
+    return best
+
+
+# ceiling key -> (how it is measured, the benchmark)
+BENCHMARKS: dict[str, tuple[str, Callable[[torch.device], float]]] = {
+    "bandwidth_gbps": (f"median of 20 copies of {COPY_BYTES >> 20} MiB (read + write), CUDA events", copy_gbps),
+    "matmul_tflops": (f"median of 10 bf16 {MATMUL_N}^3 torch.mm on random data", bf16_tflops),
+    "tf32_tflops": (f"median of 10 fp32 {MATMUL_N}^3 torch.mm with TF32 allowed", tf32_tflops),
+    "fp8_tflops": (f"median of 10 e4m3 {MATMUL_N}^3 torch._scaled_mm to bf16", fp8_tflops),
+    "fp32_tflops": (f"Triton kernel, {CHAINS} independent FMA chains per element, an FMA counted 2", fp32_tflops),
+    "int32_tops": ("Triton kernel, 8 independent INT32 multiply-add (and xor-add) chains, each counted 2", int32_tops),
+    "sfu_tops": ("Triton kernel, 8 independent exp2 chains (tl.exp2 and ex2.approx), one op each", sfu_tops),
+    "step_us": (
+        "one Triton program looping a block max-reduction that feeds the next step; the fastest of "
+        f"{len(STEP_CONFIGS)} block shapes, a {STEPS_LONG}-step chain minus a {STEPS_SHORT}-step one",
+        step_us,
+    ),
+}
