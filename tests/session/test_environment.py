@@ -55,3 +55,12 @@ def test_a_guided_and_an_unguided_first_message_carry_the_same_environment_block
     block = current_environment("interpret", 120)
     for levels in (set(), {1}, {1, 2, 3}):
         assert block in first_message(task, task.path, levels, 120, "interpret")
+
+
+def test_the_block_names_every_measured_ceiling_and_how_sol_is_taken():
+    ceilings = {"bandwidth_gbps": 4251.3, "matmul_tflops": 786.2, "fp32_tflops": 61.2, "sfu_tops": 4.05,
+                "step_us": 0.081}  # fmt: skip
+    text = environment_block("cuda", H200, ceilings, budget=350)
+    for needed in ("61.2 TFLOP/s fp32", "4.05 Tops/s SFU", "0.081 us dependent step", "binding resource"):
+        assert needed in text, needed
+    assert "max(bytes / bandwidth, FLOPs / matmul rate)" not in text

@@ -17,6 +17,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from workbench.speed_of_light import ceilings_text
+
 # Vendor datasheet figures (dense, no sparsity) of the GPUs we know, for the roofline beside the measured one.
 DATASHEET: dict[str, tuple[float, float]] = {  # name fragment -> (HBM TB/s, bf16 tensor-core TFLOP/s)
     "H200": (4.8, 989.0),
@@ -122,11 +124,12 @@ def environment_block(mode: str, facts: dict[str, Any] | None, ceilings: dict[st
         if sheet:
             lines.append(f"- Datasheet: {sheet[0]} TB/s HBM bandwidth, {sheet[1]:.0f} TFLOP/s dense bf16.")
         if ceilings:
-            lines.append(f"- Measured on this GPU: {float(ceilings['bandwidth_gbps']):.0f} GB/s device-to-device "
-                         f"copy (bytes read + written), {float(ceilings['matmul_tflops']):.0f} TFLOP/s bf16 matmul; "
-                         "SOL time = max(bytes / bandwidth, FLOPs / matmul rate).")  # fmt: skip
+            lines.append(f"- Measured on this GPU: {ceilings_text(ceilings)} (copy: bytes read + written); SOL time = "
+                         "the largest over resources of the problem's minimum work on it over its ceiling, reported "
+                         "with the binding resource.")  # fmt: skip
         else:
-            lines.append("- Its copy bandwidth and matmul rate are measured at the first timed evaluation.")
+            lines.append("- Its ceilings (copy bandwidth, matmul and CUDA-core rates, one dependent step's latency) "
+                         "are measured at the first timed evaluation.")  # fmt: skip
     lines.append(f"- torch {package_version('torch')}, Triton {package_version('triton')}, Python "
                  f"{sys.version.split()[0]}.")  # fmt: skip
     if mode == "cuda":
