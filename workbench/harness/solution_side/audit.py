@@ -248,6 +248,7 @@ def describe_exception(exc: BaseException, solution_name: str) -> str:
     # and the AST node at fault instead, and its line in solution.py is found from those.
     chain = _causes(exc)
     compiled = next(filter(None, (_compilation_error(cause, outer) for cause in chain)), None)
+    inner: tuple[int, str, str, str] | None
     if compiled is not None:
         name, message, inner = "CompilationError", compiled[0], compiled[1]
     else:
