@@ -159,7 +159,7 @@ LAYERS = [
         "workbench.eval_feedback",
     ),
     ("workbench.session",),
-    ("workbench.judge", "workbench.bench"),
+    ("workbench.judge", "workbench.bench", "workbench.export"),
     ("workbench.cli", "workbench.tui", "workbench.bench.cli", "workbench.judge.cli", "workbench.__main__"),
 ]
 
@@ -186,6 +186,7 @@ THIRD_PARTY = {  # what each part may import besides the stdlib and workbench
     "workbench.session": {"torch"},  # profile_driver.py only, in the profiled process, never in the session's
     "workbench.agent": {"anthropic", "httpx2"},
     "workbench.bench": {"ray", "matplotlib"},
+    "workbench.export": {"pygments"},
     "workbench.tui": {"textual", "rich", "watchdog"},
 }
 

@@ -16,7 +16,7 @@ __all__ = ["UsageError", "build_parser", "main"]
 
 def build_parser() -> argparse.ArgumentParser:
     from workbench.bench.cli import add_parser as add_bench_parsers
-    from workbench.cli import evaluate, score, suite, tasks
+    from workbench.cli import evaluate, export, score, suite, tasks
     from workbench.cli.session_args import add_parsers as add_session_parsers
     from workbench.judge.cli import add_parser as add_judge_parser
 
@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_bench_parsers(sub)
     suite.add_parser(sub)
     score.add_parser(sub)
+    export.add_parser(sub)
     return parser
 
 
@@ -69,6 +70,10 @@ def _command(args: argparse.Namespace) -> Callable[[], int]:
         from workbench.judge.cli import handle as judge
 
         return lambda: judge(args)
+    if args.command == "export":
+        from workbench.cli.export import export_command
+
+        return lambda: export_command(args)
     if args.command in ("run", "resume", "branch", "replay"):
         from workbench.cli.sessions import handle
 
