@@ -6,6 +6,11 @@ messages of one role are combined into one turn, as the real API does, before th
 The context window is counted with a deterministic estimate (`estimate_tokens`: about 4 characters a token, as the
 real tokenizer is on English and code) so that a test can grow a session past it on purpose.
 
+Extended thinking is held to its rules: a budget of at least 1024 tokens and under max_tokens, no temperature but 1
+and no top_k, no tool_choice that forces a tool; thinking blocks come back exactly as they were sent (the fake signs
+each one, `sign`, and refuses a block whose signature is missing or does not match its text); and with thinking on,
+the assistant turn whose tool_use the last user turn answers must begin with a thinking or redacted_thinking block.
+
 Prompt caching is modelled too: each `cache_control` breakpoint caches the request's prefix up to and including its
 block (tools, then system, then messages, in that order); a later request whose prefix up to a breakpoint is the same
 reads it from the cache (`cache_read_input_tokens`) for five minutes, and a prefix shorter than the model's minimum
@@ -14,7 +19,9 @@ reads it from the cache (`cache_read_input_tokens`) for five minutes, and a pref
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import json
 import re
 import threading
@@ -29,6 +36,23 @@ TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 MAX_CACHE_BREAKPOINTS = 4
 MIN_CACHEABLE_TOKENS = 1024
 CACHE_TTL_S = 300.0
+SIGNING_KEY = b"fake-anthropic-thinking"  # the fake's own: a client cannot forge a signature without it
+FINAL_THINKING = ("Expected `thinking` or `redacted_thinking`, but found `{found}`. When `thinking` is enabled, a "
+                  "final `assistant` message must start with a thinking block (preceeding the lastmost set of "
+                  "`tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. "
+                  "To avoid this requirement, disable `thinking`. Please consult our documentation at "
+                  "https://docs.claude.com/en/docs/build-with-claude/extended-thinking")  # fmt: skip
+
+
+def sign(text: str) -> str:
+    """The signature the fake gives a thinking block (or the opaque data of a redacted one): an HMAC of its text."""
+    return base64.b64encode(hmac.new(SIGNING_KEY, text.encode(), hashlib.sha256).digest()).decode()
+
+
+def redacted_data(text: str) -> str:
+    """Opaque data for redacted thinking, which only the fake can have made."""
+    payload = base64.b64encode(text.encode()).decode()
+    return f"{payload}.{sign(payload)}"
 
 
 class RuleBroken(Exception):
@@ -62,10 +86,12 @@ def check_request(body: dict[str, Any], limits: Limits) -> int:
     if body["max_tokens"] > limits.max_output_tokens:
         raise RuleBroken(f"max_tokens: {body['max_tokens']} > {limits.max_output_tokens}, which is the maximum allowed "
                          f"number of output tokens for {body['model']}")  # fmt: skip
-    _check_thinking(body)
+    thinking = _check_thinking(body)
     _check_tools(body.get("tools") or [])
     _check_system(body.get("system"))
     _check_messages(body["messages"])
+    if thinking:
+        _check_thinking_leads(_combined(body["messages"]))
     breakpoints = sum(1 for block in _all_blocks(body) if isinstance(block, dict) and block.get("cache_control"))
     if breakpoints > MAX_CACHE_BREAKPOINTS:
         raise RuleBroken(f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
@@ -79,18 +105,56 @@ def check_request(body: dict[str, Any], limits: Limits) -> int:
     return tokens
 
 
-def _check_thinking(body: dict[str, Any]) -> None:
+def _check_thinking(body: dict[str, Any]) -> bool:
+    """Whether thinking is on, once its settings are checked."""
     thinking = body.get("thinking")
     if thinking is None or thinking.get("type") == "disabled":
-        return
+        return False
     if thinking.get("type") != "enabled" or not isinstance(thinking.get("budget_tokens"), int):
         raise RuleBroken("thinking: Input tag does not match any of the expected tags: 'enabled', 'disabled'")
     if thinking["budget_tokens"] < 1024:
         raise RuleBroken("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")
     if thinking["budget_tokens"] >= body["max_tokens"]:
-        raise RuleBroken("`max_tokens` must be greater than `thinking.budget_tokens`")
-    if body.get("temperature") not in (None, 1, 1.0) or body.get("top_k") is not None:
-        raise RuleBroken("`temperature` may only be set to 1 when thinking is enabled")
+        raise RuleBroken("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation "
+                         "at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-"
+                         "window-size")  # fmt: skip
+    if body.get("temperature") not in (None, 1, 1.0):
+        raise RuleBroken("`temperature` may only be set to 1 when thinking is enabled. Please consult our "
+                         "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-"
+                         "thinking")  # fmt: skip
+    if body.get("top_k") is not None:
+        raise RuleBroken("`top_k` must be unset when thinking is enabled. Please consult our documentation at "
+                         "https://docs.claude.com/en/docs/build-with-claude/extended-thinking")  # fmt: skip
+    if (body.get("tool_choice") or {}).get("type") not in (None, "auto", "none"):
+        raise RuleBroken("Thinking may not be enabled when tool_choice forces tool use.")
+    return True
+
+
+def _check_thinking_block(block: dict[str, Any], where: str) -> None:
+    """A thinking block comes back as it was sent: its signature must be the one the fake gave its text."""
+    if block["type"] == "redacted_thinking":
+        data = block.get("data")
+        payload, _, signature = data.rpartition(".") if isinstance(data, str) else ("", "", "")
+        if not payload or not hmac.compare_digest(signature, sign(payload)):
+            raise RuleBroken(f"{where}.data: Invalid `data` in `redacted_thinking` block")
+        return
+    if not isinstance(block.get("thinking"), str):
+        raise RuleBroken(f"{where}.thinking: Field required")
+    if not isinstance(block.get("signature"), str):
+        raise RuleBroken(f"{where}.signature: Field required")
+    if not hmac.compare_digest(block["signature"], sign(block["thinking"])):
+        raise RuleBroken(f"{where}: Invalid `signature` in `thinking` block")
+
+
+def _check_thinking_leads(turns: list[dict[str, Any]]) -> None:
+    """With thinking on, the assistant turn whose tool calls the last user turn answers begins with thinking."""
+    if len(turns) < 2 or turns[-1]["role"] != "user" or turns[-2]["role"] != "assistant":
+        return
+    if not any(b["type"] == "tool_result" for b in _blocks(turns[-1])):
+        return
+    first = (_blocks(turns[-2]) or [{"type": "nothing"}])[0]
+    if first["type"] not in ("thinking", "redacted_thinking"):
+        raise RuleBroken(f"messages.{len(turns) - 2}.content.0.type: " + FINAL_THINKING.format(found=first["type"]))
 
 
 def _check_tools(tools: list[Any]) -> None:
@@ -148,9 +212,14 @@ def _check_messages(messages: list[Any]) -> None:
                 raise RuleBroken(f"messages.{i}.content.{j}.type: Input tag does not match any of the expected tags")
             if block["type"] == "text":
                 _check_text(block, f"messages.{i}.content.{j}")
-            if block["type"] in ("tool_use", "thinking") and message["role"] != "assistant":
+            if block["type"] in ("tool_use", "thinking", "redacted_thinking") and message["role"] != "assistant":
                 raise RuleBroken(f"messages.{i}.content.{j}: `{block['type']}` blocks are only allowed in assistant "
                                  "messages")  # fmt: skip
+            if block["type"] in ("thinking", "redacted_thinking"):
+                _check_thinking_block(block, f"messages.{i}.content.{j}")
+                if block.get("cache_control"):
+                    raise RuleBroken(f"messages.{i}.content.{j}.{block['type']}.cache_control: Extra inputs are not "
+                                     "permitted")  # fmt: skip
             if block["type"] == "tool_result" and message["role"] != "user":
                 raise RuleBroken(f"messages.{i}.content.{j}: `tool_result` blocks are only allowed in user messages")
         if final_assistant and content and content[-1].get("type") == "text" and content[-1]["text"] != \

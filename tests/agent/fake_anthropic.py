@@ -7,8 +7,10 @@
         fake.requests[0].body["messages"]                      # what the client sent
 
 POST /v1/messages answers `stream: true` with the same Server-Sent Events the real API sends (message_start
-with cache usage, content_block_start/delta/stop for text and tool_use, message_delta, message_stop), and
-a plain request with the whole message. Behaviours: `Reply` (or `text`, `tool`), `HttpError` (or
+with cache usage, content_block_start/delta/stop for thinking, text and tool_use, message_delta, message_stop), and
+a plain request with the whole message. A Reply's `thinking` is sent only to a request that turned thinking on, as
+the real API does: first in the message, streamed as thinking_delta pieces and one signature_delta (`sign`), or as
+a redacted_thinking block. Behaviours: `Reply` (or `text`, `tool`), `HttpError` (or
 `rate_limited`, `overloaded`, `server_error`, `api_error`), or a callable taking the request body and
 returning one of those. With the script empty the fake answers 400, so a client fails at once.
 
@@ -26,7 +28,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .anthropic_rules import Limits, PromptCache, RuleBroken, check_request, estimate_tokens
+from .anthropic_rules import Limits, PromptCache, RuleBroken, check_request, estimate_tokens, redacted_data, sign
 from .fake_http import FakeServer, HttpError, Recorded, Timing, pieces, sse
 
 __all__ = ["FakeAnthropic", "HttpError", "Limits", "Recorded", "Reply", "Timing", "ToolUse"]
@@ -58,6 +60,9 @@ class Reply:
     model: str | None = None  # default: the requested model
     texts: list[str] | None = None  # text blocks as given, even empty or blank ones (the real model sends those)
     last_tool_json: str | None = None  # the last tool's input JSON as sent: cut short, or malformed
+    thinking: str | None = None  # sent first when the request turned thinking on
+    redacted: bool = False  # the thinking comes as a redacted_thinking block
+    unsigned: bool = False  # the thinking block breaks off before its signature (cut at max_tokens)
 
     def text_blocks(self) -> list[str]:
         return self.texts if self.texts is not None else ([self.text] if self.text else [])
@@ -120,6 +125,8 @@ class FakeAnthropic(FakeServer):
         if self.measure_usage and isinstance(behaviour, Reply):
             uncached, read, written = self.cache.account(recorded.body, tokens)
             output = estimate_tokens(behaviour.text or " ") + sum(estimate_tokens(u.input) for u in behaviour.tool_uses)
+            if behaviour.thinking and _thinking_on(recorded.body):
+                output += estimate_tokens(behaviour.thinking)  # billed as output, as the real API bills it
             behaviour = dataclasses.replace(behaviour, input_tokens=uncached, cache_read_input_tokens=read,
                                             cache_creation_input_tokens=written, output_tokens=output)  # fmt: skip
         return behaviour
@@ -140,6 +147,8 @@ class FakeAnthropic(FakeServer):
         reply: Reply = behaviour
         number = len(self.requests)
         uses = [ToolUse(u.name, u.input, u.id or f"toolu_fake_{number}_{i}") for i, u in enumerate(reply.tool_uses)]
+        if not _thinking_on(body):
+            reply = dataclasses.replace(reply, thinking=None)
         message = _message(reply, uses, body.get("model", "claude-fake"), f"msg_fake_{number}")
         if body.get("stream"):
             self.send_events(handler, _events(reply, uses, message), reply.timing)
@@ -147,8 +156,22 @@ class FakeAnthropic(FakeServer):
             self.send_json(handler, message)
 
 
+def _thinking_on(body: dict[str, Any]) -> bool:
+    return (body.get("thinking") or {}).get("type") == "enabled"
+
+
+def _thinking_block(reply: Reply) -> list[dict[str, Any]]:
+    if reply.thinking is None:
+        return []
+    if reply.redacted:
+        return [{"type": "redacted_thinking", "data": redacted_data(reply.thinking)}]
+    signature = "" if reply.unsigned else sign(reply.thinking)
+    return [{"type": "thinking", "thinking": reply.thinking, "signature": signature}]
+
+
 def _message(reply: Reply, uses: list[ToolUse], model: str, message_id: str) -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": t} for t in reply.text_blocks()]
+    content: list[dict[str, Any]] = _thinking_block(reply)
+    content += [{"type": "text", "text": t} for t in reply.text_blocks()]
     content += [{"type": "tool_use", "id": u.id, "name": u.name, "input": u.input} for u in uses]
     return {
         "id": message_id,
@@ -178,6 +201,17 @@ def _events(reply: Reply, uses: list[ToolUse], message: dict[str, Any]) -> list[
         events.append(sse(mangled, "content_block_delta"))
     events.append(sse({"type": "ping"}, "ping"))
     index = 0
+    for block in _thinking_block(reply):
+        if block["type"] == "redacted_thinking":
+            events.append(_block_start(index, block))
+        else:
+            events.append(_block_start(index, {"type": "thinking", "thinking": "", "signature": ""}))
+            for piece in pieces(block["thinking"], reply.chunk):
+                events.append(_block_delta(index, {"type": "thinking_delta", "thinking": piece}))
+            if block["signature"]:
+                events.append(_block_delta(index, {"type": "signature_delta", "signature": block["signature"]}))
+        events.append(sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
+        index += 1
     for block_text in reply.text_blocks():
         events.append(_block_start(index, {"type": "text", "text": ""}))
         for piece in pieces(block_text, reply.chunk):

@@ -7,8 +7,10 @@
 POST /v1/chat/completions answers `stream: true` with chat.completion.chunk events (a role chunk, content
 pieces, tool_calls fragments keyed by index with the arguments split up, a chunk with finish_reason, a usage
 chunk when stream_options.include_usage, then `data: [DONE]`), and a plain request with the whole
-completion. Behaviours: `Reply` (or `text`, `call`), `HttpError` (or `rate_limited`, `server_error`,
-`api_error`), or a callable taking the request body. With the script empty the fake answers 400.
+completion. A Reply's `reasoning` streams first, as `reasoning_content` deltas (vLLM, SGLang, DeepSeek), counted in
+the completion tokens as the servers bill it. Behaviours: `Reply` (or `text`, `call`), `HttpError` (or
+`rate_limited`, `server_error`, `api_error`), or a callable taking the request body. With the script empty the fake
+answers 400.
 
 Every request is first held to the real API's rules (openai_rules.py: fields, roles, tool messages answering each
 tool call, max tokens, the context window); one that breaks a rule is answered 400 with the real message and the
@@ -54,6 +56,7 @@ class Reply:
     stream_error: dict[str, Any] | None = None  # an {"error": ...} chunk after the first one
     last_call_arguments: str | None = None  # the last call's arguments as sent: cut short, or malformed
     model: str | None = None
+    reasoning: str = ""  # streamed as reasoning_content before the content
 
 
 def text(content: str, **options: Any) -> Reply:
@@ -81,6 +84,7 @@ class FakeOpenAI(FakeServer):
 
     endpoint = "/v1/chat/completions"
     reports_usage = True  # False: a server that ignores stream_options.include_usage (some local servers do)
+    takes_reasoning_effort = True  # False: a server or model that refuses the field, as the non-reasoning ones do
 
     def __init__(self, limits: Limits | None = None, measure_usage: bool = False) -> None:
         super().__init__()
@@ -92,7 +96,7 @@ class FakeOpenAI(FakeServer):
 
     def _next(self, recorded: Recorded) -> Any:
         try:
-            tokens = check_request(recorded.body, self.limits)
+            tokens = check_request(recorded.body, self.limits, self.takes_reasoning_effort)
         except RuleBroken as broken:
             with self._lock:
                 self.requests.append(recorded)
@@ -105,6 +109,7 @@ class FakeOpenAI(FakeServer):
             output = estimate_tokens(behaviour.text or " ") + sum(
                 estimate_tokens(c.arguments) for c in behaviour.tool_calls
             )
+            output += estimate_tokens(behaviour.reasoning) if behaviour.reasoning else 0
             behaviour = dataclasses.replace(behaviour, prompt_tokens=tokens, completion_tokens=output,
                                             cached_tokens=self.cache.cached_tokens(recorded.body))  # fmt: skip
         return behaviour
@@ -155,6 +160,8 @@ def _events(reply: Reply, calls: list[ToolCall], base: dict[str, Any], finish: s
     events = [chunk({"role": "assistant", "content": ""})]
     if reply.stream_error:
         return [*events, sse({"error": reply.stream_error})]
+    if reply.reasoning:
+        events += [chunk({"reasoning_content": piece}) for piece in pieces(reply.reasoning, reply.chunk)]
     if reply.text:
         events += [chunk({"content": piece}) for piece in pieces(reply.text, reply.chunk)]
     for index, c in enumerate(calls):

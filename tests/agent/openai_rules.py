@@ -21,14 +21,17 @@ TOP_LEVEL = {"model", "messages", "max_tokens", "max_completion_tokens", "stream
              "metadata"}  # fmt: skip
 ROLES = {"system", "developer", "user", "assistant", "tool"}
 MIN_CACHED_TOKENS, CACHE_STEP = 1024, 128
-REASONING_EFFORTS = {"minimal", "low", "medium", "high"}
+REASONING_EFFORTS = ("low", "medium", "high")
 
 __all__ = ["Limits", "PrefixCache", "RuleBroken", "check_request"]
 
 
-def check_request(body: dict[str, Any], limits: Limits) -> int:
-    """The request's prompt tokens, after every rule is checked; RuleBroken names the first rule it breaks."""
+def check_request(body: dict[str, Any], limits: Limits, takes_reasoning_effort: bool = True) -> int:
+    """The request's prompt tokens, after every rule is checked; RuleBroken names the first rule it breaks. A server
+    or model that does not reason (`takes_reasoning_effort=False`) refuses the field, as OpenAI's do."""
     extra = sorted(set(body) - TOP_LEVEL)
+    if not takes_reasoning_effort and "reasoning_effort" in body:
+        extra = sorted({*extra, "reasoning_effort"})
     if extra:
         raise RuleBroken(f"Unrecognized request argument supplied: {extra[0]}")
     if not isinstance(body.get("model"), str):
@@ -51,7 +54,7 @@ def check_request(body: dict[str, Any], limits: Limits) -> int:
         raise RuleBroken("The 'stream_options' parameter is only allowed when 'stream' is enabled.")
     effort = body.get("reasoning_effort")
     if effort is not None and effort not in REASONING_EFFORTS:
-        raise RuleBroken(f"Invalid value: '{effort}'. Supported values are: 'minimal', 'low', 'medium', and 'high'.")
+        raise RuleBroken(f"Invalid value: '{effort}'. Supported values are: 'low', 'medium', and 'high'.")
     _check_tools(body.get("tools") or [])
     _check_messages(messages)
     tokens = estimate_tokens([body.get("tools") or [], messages])
@@ -96,6 +99,9 @@ def _check_messages(messages: list[Any]) -> None:
                              f"each 'tool_call_id'. The following tool_call_ids did not have response messages: "
                              f"{', '.join(pending)}")  # fmt: skip
         content, calls = message.get("content"), message.get("tool_calls")
+        if "reasoning_content" in message:  # DeepSeek and vLLM's reasoning parsers: output only, never input
+            raise RuleBroken(f"messages[{i}]: `reasoning_content` is not accepted in input messages; send back only "
+                             "the content of an assistant message")  # fmt: skip
         if role == "assistant":
             if content is None and not calls:
                 raise RuleBroken(f"Invalid value for 'content': expected a string, got null. (messages.[{i}])")

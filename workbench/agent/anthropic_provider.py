@@ -23,11 +23,14 @@ from workbench.agent.conversation import (
     Delta,
     ModelRequest,
     ModelResponse,
+    RedactedThinkingBlock,
     TextBlock,
+    ThinkingBlock,
     ToolUseBlock,
     Usage,
 )
 from workbench.agent.provider import (
+    MIN_THINKING_TOKENS,
     ContextTooLong,
     DeltaCallback,
     Interrupted,
@@ -71,6 +74,9 @@ def request_params(request: ModelRequest, model: str, max_tokens: int | None = N
         "max_tokens": max_tokens if max_tokens is not None else request.max_tokens,
         "messages": messages,
     }
+    if request.thinking_budget:
+        # Nothing else goes with it that thinking forbids: no temperature or top_k, no tool_choice that forces a tool.
+        params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
     marks = 0
     if request.system:
         params["system"] = [{"type": "text", "text": request.system, "cache_control": _ephemeral()}]
@@ -105,7 +111,7 @@ class _Assembler:
         self.usage = Usage()
         self.stop_reason: str | None = None
         self.finished = False
-        self._blocks: list[TextBlock | _ToolInProgress] = []
+        self._blocks: list[TextBlock | _ToolInProgress | ThinkingBlock | RedactedThinkingBlock] = []
         self._slots: dict[int, int] = {}  # the API's block index -> ours (blocks we skip get none)
 
     def feed(self, event: api.RawMessageStreamEvent) -> Iterator[Delta]:
@@ -122,10 +128,19 @@ class _Assembler:
                 yield Delta("tool_start", self._slots[event.index], tool_name=block.name, tool_id=block.id)
             elif isinstance(block, api.TextBlock):
                 yield from self._text(event.index, block.text)
+            elif isinstance(block, api.ThinkingBlock):
+                yield from self._thinking(event.index, block.thinking, block.signature or "")
+            elif isinstance(block, api.RedactedThinkingBlock):
+                self._slots[event.index] = len(self._blocks)
+                self._blocks.append(RedactedThinkingBlock(block.data))
         elif isinstance(event, api.RawContentBlockDeltaEvent):
             delta = event.delta
             if isinstance(delta, api.TextDelta):
                 yield from self._text(event.index, delta.text)
+            elif isinstance(delta, api.ThinkingDelta):
+                yield from self._thinking(event.index, delta.thinking, "")
+            elif isinstance(delta, api.SignatureDelta):
+                yield from self._thinking(event.index, "", delta.signature)
             elif isinstance(delta, api.InputJSONDelta) and delta.partial_json and event.index in self._slots:
                 tool = self._blocks[self._slots[event.index]]
                 assert isinstance(tool, _ToolInProgress)
@@ -152,6 +167,18 @@ class _Assembler:
         assert isinstance(block, TextBlock)
         block.text += text
         yield Delta("text", self._slots[api_index], text=text)
+
+    def _thinking(self, api_index: int, text: str, signature: str) -> Iterator[Delta]:
+        # The block takes its place at its start, even empty: its signature may come without any text.
+        if api_index not in self._slots:
+            self._slots[api_index] = len(self._blocks)
+            self._blocks.append(ThinkingBlock("", ""))
+        block = self._blocks[self._slots[api_index]]
+        assert isinstance(block, ThinkingBlock)
+        block.thinking += text
+        block.signature += signature
+        if text:
+            yield Delta("thinking", self._slots[api_index], text=text)
 
     def text(self) -> str:
         return "".join(b.text for b in self._blocks if isinstance(b, TextBlock))
@@ -188,7 +215,9 @@ class AnthropicProvider:
     `api_key` defaults to $ANTHROPIC_API_KEY (MissingKeyError when neither is set); `base_url` to the SDK's
     default (or $ANTHROPIC_BASE_URL). `max_tokens`, when given, replaces each request's own. Transient
     failures are retried up to `max_retries` times, waiting about backoff_base_s * 2**n with jitter, or
-    the server's retry-after when longer.
+    the server's retry-after when longer. `thinking_budget` is the extended thinking a session asks for (tokens,
+    at least MIN_THINKING_TOKENS); each request carries what it gets (`ModelRequest.thinking_budget`: the session's
+    loop turns it down near the context window).
     """
 
     name = "anthropic"
@@ -202,12 +231,16 @@ class AnthropicProvider:
         backoff_base_s: float = 1.0,
         max_tokens: int | None = None,
         timeout_s: float = 600.0,
+        thinking_budget: int | None = None,
     ) -> None:
         key = api_key or os.environ.get(KEY_ENV)
         if not key:
             raise MissingKeyError(f"{KEY_ENV} is not set")
+        if thinking_budget is not None and thinking_budget < MIN_THINKING_TOKENS:
+            raise ValueError(f"a thinking budget is at least {MIN_THINKING_TOKENS} tokens, not {thinking_budget}")
         self.model = model
         self.max_tokens = max_tokens
+        self.thinking_budget = thinking_budget
         self.backoff = Backoff(max_retries=max_retries, base_s=backoff_base_s)
         self._key = key
         self._client = anthropic.Anthropic(

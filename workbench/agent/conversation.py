@@ -42,7 +42,33 @@ class ToolResultBlock:
                 "is_error": self.is_error}  # fmt: skip
 
 
-Block = TextBlock | ToolUseBlock | ToolResultBlock
+@dataclass
+class ThinkingBlock:
+    """The model's reasoning before its reply. Anthropic's extended thinking carries a `signature` the API checks
+    against the text when the block comes back: both go back exactly as they came, or the request is refused. An
+    OpenAI-compatible server's `reasoning_content` has none: it is shown and logged, never sent back."""
+
+    thinking: str
+    signature: str
+    type: Literal["thinking"] = "thinking"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "thinking", "thinking": self.thinking, "signature": self.signature}
+
+
+@dataclass
+class RedactedThinkingBlock:
+    """Thinking the API's safety systems encrypted: opaque `data`, sent back as it came."""
+
+    data: str
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "redacted_thinking", "data": self.data}
+
+
+Block = TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock
+THINKING_BLOCKS = (ThinkingBlock, RedactedThinkingBlock)
 
 
 def block_from_dict(data: dict[str, Any]) -> Block:
@@ -56,6 +82,10 @@ def block_from_dict(data: dict[str, Any]) -> Block:
         if isinstance(content, list):  # the API also allows a list of text blocks
             content = "".join(part.get("text", "") for part in content)
         return ToolResultBlock(data["tool_use_id"], content, bool(data.get("is_error", False)))
+    if kind == "thinking":
+        return ThinkingBlock(data["thinking"], data.get("signature") or "")
+    if kind == "redacted_thinking":
+        return RedactedThinkingBlock(data["data"])
     raise ValueError(f"unknown content block type {kind!r}")
 
 
@@ -123,6 +153,10 @@ class ModelRequest:
     tools: list[ToolSpec]
     messages: list[Message]
     max_tokens: int = 8192
+    # How much the model may reason before it answers, for this request: Anthropic's extended thinking budget in
+    # tokens (less than max_tokens), an OpenAI-compatible server's reasoning effort. None: the API's default.
+    thinking_budget: int | None = None
+    reasoning_effort: str | None = None
 
 
 @dataclass
@@ -146,9 +180,10 @@ class ModelResponse:
 
 @dataclass
 class Delta:
-    """A piece of a response as it streams: text, or the partial JSON of a tool's input."""
+    """A piece of a response as it streams: text, the partial JSON of a tool's input, or the model's thinking (shown
+    apart from its words: it is not part of the reply)."""
 
-    kind: Literal["text", "tool_start", "tool_input"]
+    kind: Literal["text", "tool_start", "tool_input", "thinking"]
     index: int
     text: str = ""
     tool_name: str | None = None
@@ -173,14 +208,21 @@ def sendable(content: list[Block], stop_reason: str | None) -> tuple[list[Block]
     The Messages API refuses empty and whitespace-only text blocks ("text content blocks must contain non-whitespace
     text"), so they go. A reply cut at max_tokens in the middle of a tool call holds a call whose input is not whole
     JSON: it was never run, and resending it every turn costs its tokens again, so it goes too (the loop tells the
-    model). Live and in the fold of a log alike: resume rebuilds exactly what was sent."""
+    model). Thinking blocks stay, unmodified: with thinking on, the API wants the reply that called tools back with the
+    thinking it began with. A thinking block without its signature (a reply cut off before it came) cannot be sent
+    back and goes; so does thinking that is all a reply holds, as a message of thinking alone tells the model nothing
+    and is not one the API keeps. Live and in the fold of a log alike: resume rebuilds exactly what was sent."""
     kept: list[Block] = []
     dropped: list[str] = []
     for block in content:
         if isinstance(block, TextBlock) and not block.text.strip():
             continue
+        if isinstance(block, ThinkingBlock) and not block.signature:
+            continue
         if isinstance(block, ToolUseBlock) and stop_reason == "max_tokens" and "_unparsed_input" in block.input:
             dropped.append(block.name)
             continue
         kept.append(block)
+    if all(isinstance(block, THINKING_BLOCKS) for block in kept):
+        kept = []
     return kept, dropped

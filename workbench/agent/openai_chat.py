@@ -17,6 +17,7 @@ from workbench.agent.conversation import (
     ModelRequest,
     ModelResponse,
     TextBlock,
+    ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
     Usage,
@@ -27,7 +28,8 @@ FINISH_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "function_call":
 
 def chat_messages(request: ModelRequest) -> list[dict[str, Any]]:
     """System prompt, then each message: tool results become role "tool" messages placed first, as the API
-    wants them right after the assistant message that called the tools."""
+    wants them right after the assistant message that called the tools. The model's reasoning is never sent back:
+    servers that stream `reasoning_content` refuse it in the messages they are sent."""
     out: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
     for message in request.messages:
         text = message.text()
@@ -57,6 +59,8 @@ def chat_body(request: ModelRequest, model: str, max_tokens: int, max_tokens_par
         "stream": True,
         "stream_options": {"include_usage": True},
     }
+    if request.reasoning_effort:
+        body["reasoning_effort"] = request.reasoning_effort
     if request.tools:
         body["tools"] = [{"type": "function", "function": {"name": t.name, "description": t.description,
                                                            "parameters": t.input_schema}}
@@ -73,7 +77,7 @@ class ChunkAssembler:
         self.usage = Usage()
         self.usage_reported = False  # until a chunk carries usage (servers that ignore include_usage send none)
         self.finish_reason: str | None = None
-        self._blocks: list[TextBlock | _CallInProgress] = []
+        self._blocks: list[TextBlock | ThinkingBlock | _CallInProgress] = []
         self._calls: dict[int, _CallInProgress] = {}  # by the API's tool-call index
 
     def feed(self, chunk: dict[str, Any]) -> Iterator[Delta]:
@@ -89,6 +93,10 @@ class ChunkAssembler:
             if choice.get("index", 0) != 0:
                 continue
             delta = choice.get("delta") or {}
+            # vLLM, SGLang and DeepSeek stream the reasoning as `reasoning_content`; some newer servers as `reasoning`
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if isinstance(reasoning, str) and reasoning:
+                yield self._reasoning(reasoning)
             if delta.get("content"):
                 yield self._text(delta["content"])
             for call in delta.get("tool_calls") or []:
@@ -102,6 +110,15 @@ class ChunkAssembler:
         assert isinstance(block, TextBlock)
         block.text += text
         return Delta("text", len(self._blocks) - 1, text=text)
+
+    def _reasoning(self, text: str) -> Delta:
+        # Kept as thinking without a signature: logged and shown, never sent back (conversation.sendable drops it).
+        if not self._blocks or not isinstance(self._blocks[-1], ThinkingBlock):
+            self._blocks.append(ThinkingBlock("", ""))
+        block = self._blocks[-1]
+        assert isinstance(block, ThinkingBlock)
+        block.thinking += text
+        return Delta("thinking", len(self._blocks) - 1, text=text)
 
     def _call(self, fragment: dict[str, Any]) -> Iterator[Delta]:
         function = fragment.get("function") or {}

@@ -20,6 +20,7 @@ import httpx2
 from workbench.agent.conversation import ModelRequest, ModelResponse, Usage
 from workbench.agent.openai_chat import ChunkAssembler, chat_body
 from workbench.agent.provider import (
+    REASONING_EFFORTS,
     ContextTooLong,
     DeltaCallback,
     Interrupted,
@@ -51,6 +52,8 @@ class OpenAIProvider:
     (MissingKeyError when unset); `api_key_env=None` means the server needs no key. `max_tokens`, when
     given, replaces each request's own; it is sent as `max_tokens_param` (OpenAI's newer models accept only
     `max_completion_tokens`, which vLLM and SGLang accept too; some older servers want `max_tokens`).
+    `reasoning_effort` (low, medium, high) is sent with each request, for the servers and models that reason; one
+    that refuses the field ends the request with a one-line error that names the option.
     """
 
     name = "openai"
@@ -66,11 +69,15 @@ class OpenAIProvider:
         max_tokens: int | None = None,
         max_tokens_param: str = "max_completion_tokens",
         timeout_s: float = 600.0,
+        reasoning_effort: str | None = None,
     ) -> None:
         key = api_key or (os.environ.get(api_key_env) if api_key_env else None)
         if not key and api_key_env:
             raise MissingKeyError(f"{api_key_env} is not set")
+        if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
+            raise ValueError(f"the reasoning effort is one of {', '.join(REASONING_EFFORTS)}, not {reasoning_effort!r}")
         self.model = model
+        self.reasoning_effort = reasoning_effort
         self.max_tokens = max_tokens
         self.max_tokens_param = max_tokens_param
         self.backoff = Backoff(max_retries=max_retries, base_s=backoff_base_s)
@@ -156,6 +163,8 @@ class OpenAIProvider:
             return Transient(text, retry_after_s(response.headers))
         if response.status_code == 400 and is_context_too_long(response.text):
             return ContextTooLong(f"chat completions error {text}")
+        if 400 <= response.status_code < 500 and "reasoning_effort" in response.text:
+            return ProviderError(f"{self._url} does not take a reasoning effort (--reasoning-effort): {text}")
         return ProviderError(f"chat completions error {text}")
 
     def _stream_error(self, error: dict[str, Any]) -> Exception:

@@ -28,6 +28,24 @@ class ContextTooLong(ProviderError):
 CONTEXT_TOO_LONG = ("prompt is too long", "exceed context limit", "maximum context length", "context_length_exceeded")
 
 
+# How much a model may reason before it answers. Anthropic's extended thinking takes a budget of tokens, at least
+# this many and less than the request's max_tokens; OpenAI-compatible servers that reason take an effort.
+MIN_THINKING_TOKENS = 1024
+REASONING_EFFORTS = ("low", "medium", "high")
+
+
+def thinking_budget_of(provider: object) -> int | None:
+    """The extended thinking a provider was made to ask for (Anthropic's); None for one that has none."""
+    value = getattr(provider, "thinking_budget", None)
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def reasoning_effort_of(provider: object) -> str | None:
+    """The reasoning effort a provider was made to ask for (an OpenAI-compatible server's); None for none."""
+    value = getattr(provider, "reasoning_effort", None)
+    return value if isinstance(value, str) else None
+
+
 def is_context_too_long(message: str) -> bool:
     text = message.lower()
     return any(words in text for words in CONTEXT_TOO_LONG)
