@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,15 @@ def add_parser(sub: Any) -> None:
     bench.add_argument("--seeds", type=int, default=1, help="sessions per task, model and condition (default 1)")
     bench.add_argument("--budget", type=int, default=350, help="turns per session (default 350)")
     bench.add_argument("--wall-clock", type=float, help="seconds per session")
-    bench.add_argument("--max-cost", type=float, help="USD per session")
+    bench.add_argument("--max-cost", type=float, help="USD per session (it ends at the first turn at or over it)")
+    bench.add_argument(
+        "--max-bench-cost",
+        type=float,
+        metavar="USD",
+        help="USD for the whole bench: at it, no session starts and those running stop (resumable)",
+    )
+    bench.add_argument("--dry-run", action="store_true",
+                       help="print the plan and an estimate of its cost; start nothing, spend nothing")  # fmt: skip
     bench.add_argument("--parallel", type=int, default=1, help="sessions at once (default 1)")
     bench.add_argument("--mode", choices=("cuda", "interpret"), help="how evals run (default: cuda with a GPU)")
     bench.add_argument("--script", action="append", default=[], metavar="NAME=PATH",
@@ -70,6 +79,9 @@ def plan_from_args(args: argparse.Namespace) -> BenchPlan:
         raise BenchUsageError("bench needs --tasks, --models and --conditions (or --resume BENCH_DIR)")
     if args.seeds < 1 or args.budget < 1:
         raise BenchUsageError("--seeds and --budget must be at least 1")
+    if args.wall_clock is not None and not (math.isfinite(args.wall_clock) and args.wall_clock > 0):
+        raise BenchUsageError(f"--wall-clock must be a positive number of seconds, not {args.wall_clock:g}")
+    _cap(args.max_cost, "--max-cost")
     models = parse_models([m for item in args.models for m in item.split(",") if m], parse_scripts(args.script))
     root = project_root()
     guided = any(condition_levels(c) for c in conditions)
@@ -82,6 +94,26 @@ def plan_from_args(args: argparse.Namespace) -> BenchPlan:
             raise BenchUsageError(f"task {name} has no guidance, so it cannot run a guided condition")
     return BenchPlan(tasks, models, conditions, args.seeds, args.budget, args.mode or detect_session_mode(),
                      str(root), args.wall_clock, args.max_cost)  # fmt: skip
+
+
+def _cap(value: float | None, option: str) -> float | None:
+    from workbench.bench.spend import check_cap
+
+    try:
+        return check_cap(value, option)
+    except ValueError as exc:
+        raise BenchUsageError(str(exc)) from None
+
+
+def _check_priced(plan: BenchPlan, bench_cap: float | None) -> None:
+    """A cap counts dollars: a model without a price would spend without counting against it."""
+    from workbench.agent.pricing import price_for
+
+    caps = [name for name, value in (("--max-cost", plan.cost_usd), ("--max-bench-cost", bench_cap)) if value]
+    unpriced = [m.label for m in plan.models if price_for(m.model) is None]
+    if caps and unpriced:
+        raise BenchUsageError(f"{' and '.join(caps)} cannot count the spend of {', '.join(unpriced)}: no price is "
+                              "known for it (add it to the prices file, WORKBENCH_PRICES)")  # fmt: skip
 
 
 def _check_models(plan: BenchPlan) -> None:
@@ -108,15 +140,30 @@ def _check_confinement(allowed: bool) -> Confinement:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    sandbox = _check_confinement(args.allow_unconfined)
+    bench_cap = _cap(args.max_bench_cost, "--max-bench-cost")
     if args.resume is not None:
         bench_dir, plan = args.resume, load_plan(args.resume)
     else:
         plan = plan_from_args(args)
         bench_dir = args.out or Path("bench") / plan.digest()
+    _check_priced(plan, bench_cap)
+    if args.dry_run:
+        return _dry_run(plan, bench_dir, bench_cap)
+    sandbox = _check_confinement(args.allow_unconfined)
     writer = _claim(bench_dir)
     with writer:
-        return _run_claimed(args, plan, bench_dir, sandbox)
+        return _run_claimed(args, plan, bench_dir, sandbox, bench_cap)
+
+
+def _dry_run(plan: BenchPlan, bench_dir: Path, bench_cap: float | None) -> int:
+    """The plan and its estimate; no key is asked for, no provider made, no folder written."""
+    from workbench.bench.estimate import estimate, render
+    from workbench.bench.plan import PLAN_FILE
+
+    if (bench_dir / PLAN_FILE).exists() and load_plan(bench_dir).to_dict() != plan.to_dict():
+        raise BenchUsageError(f"{bench_dir} holds a different plan; use another --out or --resume {bench_dir}")
+    print(render(estimate(plan, bench_dir, bench_cap), bench_dir))
+    return EXIT_OK
 
 
 def _claim(bench_dir: Path) -> Writer:
@@ -128,9 +175,11 @@ def _claim(bench_dir: Path) -> Writer:
         raise BenchUsageError(str(exc)) from None
 
 
-def _run_claimed(args: argparse.Namespace, plan: BenchPlan, bench_dir: Path, sandbox: Confinement) -> int:
+def _run_claimed(args: argparse.Namespace, plan: BenchPlan, bench_dir: Path, sandbox: Confinement,
+                 bench_cap: float | None) -> int:  # fmt: skip
     from workbench.bench.progress import Progress
     from workbench.bench.runner import LocalRunner, pending_sessions, record_confinement, stop_on_signals
+    from workbench.bench.spend import Spend, logged_spend
 
     _check_models(plan)
     save_plan(plan, bench_dir)
@@ -138,7 +187,9 @@ def _run_claimed(args: argparse.Namespace, plan: BenchPlan, bench_dir: Path, san
     pending, finished = pending_sessions(plan, bench_dir)
     total = len(plan.sessions())
     print(f"bench {bench_dir}: {total} sessions, {finished} finished before, {len(pending)} to run", file=sys.stderr)
-    progress = Progress(total, finished)
+    logged = {s.key: logged_spend(bench_dir / "sessions" / s.key) for s in plan.sessions()}
+    spend = Spend({key: spent for key, spent in logged.items() if spent is not None}, bench_cap, plan.cost_usd)
+    progress = Progress(total, finished, spend=spend)
     runner: Any
     if args.ray:
         from workbench.bench.ray_runner import RayRunner
@@ -150,6 +201,11 @@ def _run_claimed(args: argparse.Namespace, plan: BenchPlan, bench_dir: Path, san
         result = runner.run()
     for key, error in result.crashed.items():
         print(f"session {key} could not run: {error}", file=sys.stderr)
+    if result.cap_reached:
+        print(f"bench stopped by its cost cap: {spend.words()}; {len(result.capped)} sessions stopped by it; "
+              f"`workbench bench --resume {bench_dir} --max-bench-cost USD` with a higher cap continues them",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_FAILED
     if result.complete:
         unconfined = "" if sandbox.works else ", run UNCONFINED (see confinement.jsonl)"
         print(f"bench complete: {bench_dir} (workbench report {bench_dir}){unconfined}", file=sys.stderr)

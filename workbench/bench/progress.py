@@ -1,4 +1,5 @@
-"""The bench's progress display: one line each time the counts change (done, running, failed, time, cost)."""
+"""The bench's progress display: one line each time the counts change (done, running, failed, stopped by the cost
+cap, time, and the spend against the caps)."""
 
 from __future__ import annotations
 
@@ -7,20 +8,23 @@ import threading
 import time
 from typing import TextIO
 
+from workbench.bench.spend import Spend
 from workbench.session.events import Event, SessionEnd, TurnEnd
 
 
 class Progress:
     """Thread-safe counters of a bench run. `failed` counts sessions that ended in an error or whose
-    set-up raised; a session that ends without a correct kernel is done, not failed."""
+    set-up raised; a session that ends without a correct kernel is done, not failed; one the bench's cost cap stopped
+    is neither (`capped`)."""
 
-    def __init__(self, total: int, already_done: int = 0, out: TextIO | None = None) -> None:
-        self.total, self.done, self.running, self.failed = total, already_done, 0, 0
+    def __init__(self, total: int, already_done: int = 0, out: TextIO | None = None,
+                 spend: Spend | None = None) -> None:  # fmt: skip
+        self.total, self.done, self.running, self.failed, self.capped = total, already_done, 0, 0, 0
         self.out = out if out is not None else sys.stderr
-        self._costs: dict[str, float] = {}
+        self.spend = spend if spend is not None else Spend({})
         self._lock = threading.Lock()
         self._started = time.monotonic()
-        self._last: tuple[int, int, int, float] | None = None
+        self._last: tuple[int, int, int, int, str] | None = None
 
     def started(self, key: str) -> None:
         with self._lock:
@@ -36,6 +40,12 @@ class Progress:
                 self.failed += int(reason == "error")
             self._show()
 
+    def stopped_by_cap(self, key: str) -> None:
+        """A session the bench's cost cap stopped, after its `ended` (resumable: neither done nor failed)."""
+        with self._lock:
+            self.capped += 1
+            self._show()
+
     def crashed(self, key: str) -> None:
         """The session could not run at all (it stays unfinished, so a rerun tries it again)."""
         with self._lock:
@@ -47,20 +57,19 @@ class Progress:
         return LoopWatcher(self, key)
 
     def cost_seen(self, key: str, cost: float | None) -> None:
-        if cost is None:
-            return
+        """A session's whole cost so far (None: unknown)."""
+        self.spend.seen(key, cost)
         with self._lock:
-            self._costs[key] = cost
             self._show()
 
     def line(self) -> str:
         elapsed = int(time.monotonic() - self._started)
-        cost = f"${sum(self._costs.values()):.2f}" if self._costs else "cost n/a"
-        return (f"bench: {self.done}/{self.total} done, {self.running} running, {self.failed} failed, "
-                f"{elapsed // 60:02d}:{elapsed % 60:02d} elapsed, {cost} so far")  # fmt: skip
+        capped = f", {self.capped} stopped by the cost cap" if self.capped else ""
+        return (f"bench: {self.done}/{self.total} done, {self.running} running, {self.failed} failed{capped}, "
+                f"{elapsed // 60:02d}:{elapsed % 60:02d} elapsed, {self.spend.words()}")  # fmt: skip
 
     def _show(self) -> None:
-        counts = (self.done, self.running, self.failed, round(sum(self._costs.values()), 2))
+        counts = (self.done, self.running, self.failed, self.capped, self.spend.words())
         if counts != self._last:  # a line per change of the counts or the cost, not per tick of the clock
             self._last = counts
             print(self.line(), file=self.out, flush=True)

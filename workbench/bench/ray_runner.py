@@ -5,6 +5,7 @@ end in a scratch folder on its node, and returns the folder; the driver writes i
 `BENCH_DIR/sessions/`. So nodes need no shared file system, only the same checkout of the tasks at the
 plan's root and the same environment. A task asks for one GPU in cuda mode and none in the interpreter.
 If the driver dies, the sessions in flight are lost and a rerun starts them again from what BENCH_DIR holds.
+The bench's cost cap starts no more tasks once reached; the tasks in flight finish (their spend is only known then).
 """
 
 from __future__ import annotations
@@ -94,12 +95,12 @@ class RayRunner:
         cap = self.parallel or len(pending) or 1
         try:
             while in_flight or (queue and not self._stopping):
-                while queue and len(in_flight) < cap and not self._stopping:
+                while queue and len(in_flight) < cap and not self._stopping and not progress.spend.reached:
                     spec = queue.pop(0)
                     packed = _pack(self.bench_dir / "sessions" / spec.key)
                     in_flight[remote.remote(plan_data, asdict(spec), packed)] = spec
                     progress.started(spec.key)
-                if self._stopping:
+                if self._stopping or (not in_flight and progress.spend.reached):
                     break
                 done, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
                 for ref in done:
@@ -109,7 +110,9 @@ class RayRunner:
         for ref, spec in in_flight.items():  # stopped: the sessions in flight restart from BENCH_DIR's copy
             ray.cancel(ref, force=True)
             progress.ended(spec.key, "interrupted")
-        result.stopped = self._stopping
+        # The cost cap starts no more tasks; those in flight run to their end (cancelling one loses its spend).
+        result.cap_reached = progress.spend.reached
+        result.stopped = self._stopping or result.cap_reached
         return result
 
     def _collect(self, ray: Any, ref: Any, spec: SessionSpec, result: BenchResult, progress: Progress) -> None:

@@ -2,7 +2,8 @@
 
 Each session's loop runs in its own worker thread and its evals in child processes; on a GPU the
 harness's per-GPU lock keeps two evals from timing at the same moment, so K sessions may share a GPU.
-Ctrl-C or SIGTERM stops every running session cleanly (`interrupted`, resumable) and starts no more.
+Ctrl-C or SIGTERM stops every running session cleanly (`interrupted`, resumable) and starts no more; so does the
+bench's cost cap once its spend reaches it, the sessions it stopped recorded as such (`spend.py`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from workbench.bench.plan import BenchPlan, SessionSpec
 from workbench.bench.progress import Progress
 from workbench.bench.sessions import SessionOutcome, open_session, outcome, session_status
+from workbench.bench.spend import record_stop
 from workbench.harness.sandbox import Confinement
 from workbench.session.loop import AgentLoop, LoopCallbacks
 
@@ -32,7 +34,9 @@ class BenchResult:
     outcomes: list[SessionOutcome] = field(default_factory=list)
     already_finished: int = 0
     crashed: dict[str, str] = field(default_factory=dict)  # key -> error
-    stopped: bool = False  # interrupted by Ctrl-C / SIGTERM / stop()
+    stopped: bool = False  # interrupted by Ctrl-C / SIGTERM / stop(), or by the bench's cost cap
+    capped: list[str] = field(default_factory=list)  # sessions the bench's cost cap stopped while they ran
+    cap_reached: bool = False
 
     @property
     def complete(self) -> bool:
@@ -62,6 +66,7 @@ class LocalRunner:
         self._live: dict[str, AgentLoop] = {}
         self._lock = threading.Lock()
         self._stopping = False
+        self._cap_reached = False
 
     def stop(self) -> None:
         """Stop every running session (they end `interrupted`, resumable) and start no more."""
@@ -75,17 +80,27 @@ class LocalRunner:
         pending, finished = pending_sessions(self.plan, self.bench_dir)
         result = BenchResult(already_finished=finished)
         progress = self.progress or Progress(len(self.plan.sessions()), finished)
+        self._check_cap(progress)  # spent before this run: start nothing
         with ThreadPoolExecutor(self.parallel, thread_name_prefix="bench") as pool:
             futures: dict[Future[SessionOutcome | None], str] = {
                 pool.submit(self._one, spec, progress): spec.key for spec in pending
             }
             remaining = set(futures)
             while remaining:
+                self._check_cap(progress)
                 done, remaining = wait(remaining, timeout=0.5, return_when=FIRST_COMPLETED)
                 for future in done:
                     self._collect(future, futures[future], result)
-        result.stopped = self._stopping
+        result.stopped, result.cap_reached = self._stopping, self._cap_reached
+        result.capped = [o.key for o in result.outcomes if o.reason == "interrupted" and self._cap_reached]
         return result
+
+    def _check_cap(self, progress: Progress) -> None:
+        """The bench's cost cap, checked here (the main thread) rather than in a loop's callback, which runs on that
+        loop's thread while the others may hold their own locks."""
+        if progress.spend.reached and not self._cap_reached:
+            self._cap_reached = True
+            self.stop()
 
     def _collect(self, future: Future[SessionOutcome | None], key: str, result: BenchResult) -> None:
         error = future.exception()
@@ -118,6 +133,11 @@ class LocalRunner:
             with self._lock:
                 self._live.pop(spec.key, None)
         progress.ended(spec.key, reason)
+        if reason == "interrupted" and self._cap_reached:
+            cap = progress.spend.bench_cap
+            assert cap is not None
+            record_stop(self.bench_dir, spec.key, cap, progress.spend.total)
+            progress.stopped_by_cap(spec.key)
         return outcome(spec.key, session, reason)
 
 
