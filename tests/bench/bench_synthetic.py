@@ -50,24 +50,25 @@ def judgement(task: str, design: tuple[int, int, int], impl: tuple[int, int, int
 
 
 def write_session(root: Path, key: str, task: str, model: str, levels: list[int], mode: str,
-                  submissions: list[tuple[int, dict]], usage: dict[str, int], cost: float | None,
-                  judged: Judgement | None = None) -> Path:  # fmt: skip
-    """A finished session: one model response per turn with `usage` and `cost`, the given submissions."""
+                  submissions: list[tuple], usage: dict[str, int], cost: float | None,
+                  judged: Judgement | None = None, scoring: str | None = None) -> Path:  # fmt: skip
+    """A finished session: one model response per turn with `usage` and `cost`, the given submissions ((turn, result)
+    or (turn, result, by)), run under `scoring` (None: a log that records no rule)."""
     provider, name = model.split(":")
     folder = root / key / "s-0"
     folder.mkdir(parents=True)
-    turns = max([turn for turn, _ in submissions], default=1)
+    turns = max([sub[0] for sub in submissions], default=1)
     events: list[ev.Event] = [
         ev.SessionStart(turn=0, version=SCHEMA_VERSION, session_id=key, task=task, levels=levels, provider=provider,
                         model=name, scripted=False, base_url=None, budget=turns, wall_clock_s=None,
                         cost_limit_usd=None, mode=mode, parent=None, versions={}, device="synthetic", system="",
-                        tools=[], initial_messages=[])
+                        tools=[], initial_messages=[], scoring=scoring)
     ]  # fmt: skip
     for turn in range(1, turns + 1):
         events.append(ev.ModelResponse(turn=turn, content=[], stop_reason="end_turn", usage=usage, model=name,
                                        latency_s=0.0, retries=0, cost=cost))  # fmt: skip
-        events += [ev.Submission(turn=turn, by="agent", final=False, summary="", result=r)
-                   for t, r in submissions if t == turn]  # fmt: skip
+        events += [ev.Submission(turn=turn, by=sub[2] if len(sub) > 2 else "agent", final=False, summary="",
+                                 result=sub[1]) for sub in submissions if sub[0] == turn]  # fmt: skip
         events.append(ev.TurnEnd(turn=turn, user_message=None, files_changed=[], best_speedup=None, usage=usage,
                                  cost=cost, tools=[]))  # fmt: skip
     if judged is not None:

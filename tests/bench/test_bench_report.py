@@ -113,3 +113,28 @@ def test_interpreter_sessions_are_untimed_not_scored(tmp_path: Path) -> None:
     assert report.table("tokens").rows[0][7] is None  # no price known: no cost invented
     assert main(["report", str(tmp_path), "--out", str(tmp_path / "out")]) == 0
     assert "untimed" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_the_scored_submission_follows_each_sessions_rule_and_auto_is_marked(tmp_path: Path) -> None:
+    fast, broken = eval_result("A", True, {"w1": 0.25}), eval_result("A", False, None)
+    subs = [(1, fast), (2, broken)]  # a correct 4x submission, then a broken last one
+    write_session(tmp_path, "A--x_m1--unguided--s1", "A", M1, [], "cuda", subs, USAGE, None, scoring="final")
+    write_session(tmp_path, "A--x_m1--all--s1", "A", M1, [1, 2, 3], "cuda", subs, USAGE, None, scoring="best")
+    write_session(tmp_path, "A--x_m2--unguided--s1", "A", M2, [], "cuda", subs, USAGE, None)  # no rule: final
+    auto = [(1, broken), (3, eval_result("A", True, {"w1": 0.5}), "auto")]
+    write_session(tmp_path, "A--x_m2--all--s1", "A", M2, [1, 2, 3], "cuda", auto, USAGE, None, scoring="final")
+    report = build_report(tmp_path)
+    sperf = {(r[0], r[1]): r[4] for r in report.table("sperf").rows}
+    assert sperf[(M1, "unguided")] == pytest.approx(0.5)  # final: the broken last submission counts
+    assert sperf[(M1, "all")] == pytest.approx(4.0)  # best: the correct 4x one
+    assert sperf[(M2, "unguided")] == pytest.approx(0.5)  # an older log: final, the paper's rule
+    assert sperf[(M2, "all")] == pytest.approx(2.0)  # the automatic submission of the best correct evaluation
+    correctness = {(r[0], r[1]): r for r in report.table("correctness").rows}
+    assert correctness[(M2, "all")][3:] == [1, 1.0, 1] and correctness[(M1, "unguided")][3:] == [0, 0.0, 0]
+    assert main(["report", str(tmp_path), "--out", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert (
+        "Which submission counts: the best correct one (rule best) in 1 sessions; the last submission (rule "
+        "final, the paper's) in 3 sessions; an incorrect one scores 0.5 as a speedup."
+    ) in text
+    assert "Scored on an automatic submission (1: " in text and "by auto): A--x_m2--all--s1." in text

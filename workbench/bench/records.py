@@ -1,8 +1,12 @@
 """What the report knows of a session, read from its log and nothing else.
 
 Outcomes (submissions, turns, judgements) come from the log as resume sees it: a turn cut by a kill
-and discarded on resume does not count. Tokens and cost likewise count the responses of the session as
-it stands; the discarded responses are counted apart (`discarded_responses`), since they were paid for.
+and discarded on resume does not count. A session's result is its scored submission's, under the scoring rule its
+log records (`final`, the paper's rule and that of older logs: the last submission; `best`: the best correct one),
+chosen as the judge chooses it; a session without a correct submission of its own may have had its best correct
+evaluation submitted for it (by "auto"), which then is its last submission. Tokens and cost likewise count the
+responses of the session as it stands; the discarded responses are counted apart (`discarded_responses`), since they
+were paid for.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 from workbench.bench.plan import condition_name
 from workbench.harness.result import EvalResult
 from workbench.judge import Judgement, read_judgements
+from workbench.judge.scored import scored_submission
 from workbench.score import Baseline, ScoreError, task_score
 from workbench.session.events import ModelResponse, SessionEnd, correct_speedup
 from workbench.session.events import Submission as SubmissionEvent
@@ -31,6 +36,7 @@ class Submission:
     turn: int
     correct: bool
     result: dict[str, Any]  # the eval result as logged
+    by: str = "agent"  # agent, human, or auto (the best correct evaluation, submitted when the session ended)
 
 
 @dataclass(frozen=True)
@@ -57,26 +63,30 @@ class SessionRecord:
     cost: float | None = None
     judgement: Judgement | None = None  # the latest one
     discarded_responses: int = 0
+    scoring: str = "final"  # the rule the session ran under: which submission counts
+    scored: Submission | None = None  # the submission that counts; None: none was made
 
     @property
     def correct(self) -> bool:
-        return any(s.correct for s in self.submissions)
+        """The submission that counts is correct."""
+        return self.scored is not None and self.scored.correct
+
+    @property
+    def auto_submitted(self) -> bool:
+        """What counts was submitted automatically: the agent made no correct submission of its own."""
+        return self.scored is not None and self.scored.by == "auto"
 
     @property
     def first_correct_turn(self) -> int | None:
         return min((s.turn for s in self.submissions if s.correct), default=None)
 
     def outcome(self, baseline: Baseline | None = None) -> TaskOutcome:
-        """The best correct submission's speedup: its speedup_geomean against the reference, or its
+        """The scored submission's speedup when it is correct: its speedup_geomean against the reference, or its
         latencies against the baseline's. Correct but never timed (the interpreter): untimed."""
-        best: float | None = None
-        for submission in self.submissions:
-            if not submission.correct:
-                continue
-            speedup = _speedup(submission.result, baseline)
-            if speedup is not None:
-                best = max(best or 0.0, speedup)
-        return TaskOutcome(self.correct, best, best is not None)
+        if self.scored is None or not self.scored.correct:
+            return TaskOutcome(False, None, False)
+        speedup = _speedup(self.scored.result, baseline)
+        return TaskOutcome(True, speedup, speedup is not None)
 
 
 def _speedup(result: dict[str, Any], baseline: Baseline | None) -> float | None:
@@ -100,6 +110,8 @@ def read_record(folder: Path) -> SessionRecord:
     costs = [e.cost for e in responses if e.cost is not None]
     seed = _SEED.search(folder.parent.name)
     judgements = read_judgements(live)
+    scoring = start.scoring or "final"
+    scored = scored_submission(live, scoring)
     return SessionRecord(
         folder=folder,
         task=start.task,
@@ -109,11 +121,13 @@ def read_record(folder: Path) -> SessionRecord:
         mode=start.mode,
         end_reason=ends[-1].reason if ends else None,
         turns=complete_turns(live),
-        submissions=[Submission(e.turn, e.correct, e.result) for e in live if isinstance(e, SubmissionEvent)],
+        submissions=[Submission(e.turn, e.correct, e.result, e.by) for e in live if isinstance(e, SubmissionEvent)],
         usage=usage,
         cost=sum(costs) if costs else None,
         judgement=judgements[-1] if judgements else None,
         discarded_responses=sum(1 for e in events if isinstance(e, ModelResponse)) - len(responses),
+        scoring=scoring,
+        scored=Submission(scored.turn, scored.correct, scored.result, scored.by) if scored else None,
     )
 
 

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.bench.plan import PLAN_FILE, BenchUsageError, load_plan
 from workbench.bench.plots import write_plots
 from workbench.bench.records import SessionRecord, first_correct_latencies, read_records
 from workbench.bench.sessions import session_status
+from workbench.bench.spend import stopped_by_cap
 from workbench.bench.tables import Cell, Table, all_tables
-from workbench.score import Baseline, ScoreError, load_baseline
+from workbench.score import INCORRECT_SPEEDUP, Baseline, ScoreError, load_baseline
 
 
 @dataclass
@@ -21,6 +22,7 @@ class Report:
     tables: list[Table]
     against: str
     unfinished: list[str]  # planned sessions without an end
+    capped: list[str] = field(default_factory=list)  # of them, those the bench's cost cap stopped
 
     def table(self, name: str) -> Table:
         return next(t for t in self.tables if t.name == name)
@@ -56,7 +58,8 @@ def build_report(bench_dir: Path, baseline_path: Path | None = None) -> Report:
         tables = all_tables(records, baseline, against)
     except ScoreError as exc:
         raise BenchUsageError(str(exc)) from None
-    return Report(records, tables, against, unfinished)
+    capped = [key for key in unfinished if key in stopped_by_cap(bench_dir)]
+    return Report(records, tables, against, unfinished, capped)
 
 
 def write_report(report: Report, out: Path) -> list[Path]:
@@ -81,8 +84,12 @@ def markdown(report: Report, plots: list[str], why_no_plots: str | None) -> str:
              f"{report.against}."]  # fmt: skip
     if "interpret" in modes:
         lines.append("Sessions run in the interpreter have no timing: their speedups read `untimed`.")
+    lines += scoring_lines(report.records)
     if report.unfinished:
         lines.append(f"Unfinished planned sessions ({len(report.unfinished)}): {', '.join(report.unfinished)}.")
+    if report.capped:
+        lines.append(f"Of them, stopped by the bench's cost cap (a higher --max-bench-cost resumes them): "
+                     f"{', '.join(report.capped)}.")  # fmt: skip
     for table in report.tables:
         lines += ["", f"## {table.title}", ""]
         if table.note:
@@ -97,6 +104,19 @@ def markdown(report: Report, plots: list[str], why_no_plots: str | None) -> str:
     lines += ["", "## Plots", ""]
     lines += [f"![{name}]({name})" for name in plots] or [why_no_plots or "(nothing to plot)"]
     return "\n".join(lines) + "\n"
+
+
+def scoring_lines(records: list[SessionRecord]) -> list[str]:
+    """Which submission counts (each session's recorded rule), and the sessions scored on an automatic submission."""
+    rules = {"final": "the last submission (rule final, the paper's)", "best": "the best correct one (rule best)"}
+    counts = [f"{rules.get(rule, rule)} in {sum(r.scoring == rule for r in records)} sessions"
+              for rule in sorted({r.scoring for r in records})]  # fmt: skip
+    lines = [f"Which submission counts: {'; '.join(counts)}; an incorrect one scores {INCORRECT_SPEEDUP} as a speedup."]
+    auto = [r.folder.parent.name if r.seed is not None else r.folder.name for r in records if r.auto_submitted]
+    if auto:
+        lines.append(f"Scored on an automatic submission ({len(auto)}: no correct submission of their own, their best "
+                     f"correct evaluation submitted by auto): {', '.join(auto)}.")  # fmt: skip
+    return lines
 
 
 def judge_flag_lines(records: list[SessionRecord]) -> list[str]:

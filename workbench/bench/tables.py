@@ -71,10 +71,14 @@ def _per_model(records: list[SessionRecord], columns: list[str], row: Callable[[
 def correctness_table(records: list[SessionRecord]) -> Table:
     def row(group: list[SessionRecord]) -> list[Cell]:
         correct = sum(r.correct for r in group)
-        return [len(group), correct, correct / len(group)]
+        return [len(group), correct, correct / len(group), sum(r.auto_submitted for r in group)]
 
-    columns = ["model", "condition", "sessions", "correct", "correct_rate"]
-    return Table("correctness", "Correctness", columns, _per_model(records, columns, row))
+    columns = ["model", "condition", "sessions", "correct", "correct_rate", "auto_submitted"]
+    note = (
+        "A session counts its scored submission under the scoring rule it ran with (see above); auto_submitted: "
+        "sessions that made no correct submission and had their best correct evaluation submitted for them."
+    )
+    return Table("correctness", "Correctness", columns, _per_model(records, columns, row), note)
 
 
 def sperf_table(records: list[SessionRecord], baseline: Baseline | None = None, against: str = "reference") -> Table:
