@@ -69,3 +69,12 @@ def test_repair_keeps_a_complete_last_event_without_its_newline_and_cuts_a_torn_
     repair_log(path)
     assert [e.kind for e in read_log(path).events] == ["session_start", "turn_end"]
     assert read_log(path).truncated_line is None
+
+
+def test_a_log_that_cannot_be_read_is_a_log_error_not_a_traceback(tmp_path):
+    """A folder where the log should be (or a log without read permission) is reported in one line by every front
+    end that catches LogError (replay, export, the app's catalogue)."""
+    path = tmp_path / "events.jsonl"
+    path.mkdir()
+    with pytest.raises(LogError, match="cannot read the session log"):
+        read_log(path)

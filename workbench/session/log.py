@@ -79,7 +79,10 @@ def read_log(path: Path) -> LogContents:
     else, a line that is no event of this schema, or a newer schema is an error."""
     if not path.exists():
         raise LogError(f"{path}: no session log here")
-    lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
+    except OSError as exc:  # a folder where the log should be, no permission to read it: one line, not a traceback
+        raise LogError(f"{path}: cannot read the session log ({exc.strerror or exc})") from None
     if lines and lines[-1] == "":
         lines.pop()
     objects: list[Any] = []
