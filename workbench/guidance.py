@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,14 @@ class GuidanceItem:
     text: str
     depends_on: tuple[str, ...]
     evidence: str
+    # Regular expressions, any one of which the code realising the item must contain (the judge's check of a
+    # citation of solution.py for this item); empty when no construct tells the item apart (values, ordering).
+    code: tuple[str, ...] = ()
+
+    def code_matches(self, code: str) -> bool:
+        """Whether `code` (a solution's code with comments and strings taken out) holds one of the item's
+        constructs; True for an item without `code` patterns."""
+        return not self.code or any(re.search(pattern, code) for pattern in self.code)
 
 
 def load_guidance(path: Path) -> list[GuidanceItem]:
@@ -38,6 +47,7 @@ def load_guidance(path: Path) -> list[GuidanceItem]:
                 text=str(raw["text"]).strip(),
                 depends_on=tuple(raw.get("depends_on", [])),
                 evidence=str(raw.get("evidence", "")).strip(),
+                code=_code_patterns(raw.get("code", []), f"{where}: field 'item[{i}].code'"),
             )
         except KeyError as exc:
             raise TaskFormatError(f"{where}: missing field 'item[{i}].{exc.args[0]}'") from None
@@ -52,6 +62,21 @@ def load_guidance(path: Path) -> list[GuidanceItem]:
         if unknown:
             raise TaskFormatError(f"{where}: field 'depends_on' of {item.id} names unknown ids {sorted(unknown)}")
     return items
+
+
+def _code_patterns(raw: object, field: str) -> tuple[str, ...]:
+    """An item's `code`: one regular expression or a list of them, each non-empty and compilable."""
+    patterns = [raw] if isinstance(raw, str) else raw
+    if not isinstance(patterns, list) or not all(isinstance(p, str) and p.strip() for p in patterns):
+        raise TaskFormatError(f"{field} must be a regular expression or a list of them (non-empty strings)")
+    for pattern in patterns:
+        try:
+            compiled = re.compile(pattern)
+        except re.error as exc:
+            raise TaskFormatError(f"{field}: {pattern!r} is not a regular expression ({exc})") from None
+        if compiled.search(""):
+            raise TaskFormatError(f"{field}: {pattern!r} matches empty code, so it would tell nothing apart")
+    return tuple(patterns)
 
 
 def with_dependencies(items: list[GuidanceItem], levels: set[int]) -> list[GuidanceItem]:

@@ -19,17 +19,25 @@ EXAMPLE = REPO / "sessions" / "examples" / "rmsnorm_residual-guided-L123-2026112
 DESIGN = EXAMPLE / "work" / "DESIGN.md"  # 8 lines
 SOLUTION = EXAMPLE / "work" / "solution.py"  # 35 lines
 
-# A valid answer for the example's files: (score, [(start, end, quote)]) per level.
+# A valid answer for the example's files: (score, [(start, end, quote, item)]) per level. rmsnorm_residual has two
+# L1 items (100 cites both) and three at L2 and L3 (50 and 25 cite one).
 VALID = {
     "design": {
-        "L1": (75, [(3, 3, "the add and the norm in one kernel; the sum is rounded to bf16")]),
-        "L2": (50, [(5, 6, "x and residual are read once, h and y\n  written once")]),
-        "L3": (25, [(7, 7, "BLOCK is the next power of two of the width")]),
+        "L1": (75, [(3, 3, "the add and the norm in one kernel; the sum is rounded to bf16", "L1.1")]),
+        "L2": (50, [(5, 6, "x and residual are read once, h and y\n  written once", "L2.1")]),
+        "L3": (25, [(8, 8, "4, 8 or 16 warps by width", "L3.2")]),
     },
     "implementation": {
-        "L1": (100, [(19, 19, "h = (x + r).to(tl.bfloat16)"), (22, 22, "rstd = tl.rsqrt(tl.sum(hf * hf, axis=1)")]),
-        "L2": (50, [(16, 16, "w = tl.load(w_ptr + offs_n, mask=mask_n, other=0.0)")]),
-        "L3": (25, [(32, 32, "num_warps = 4 if block <= 2048 else 8 if block <= 8192 else 16")]),
+        "L1": (
+            100,
+            [
+                (19, 19, "h = (x + r).to(tl.bfloat16)", "L1.1"),
+                (22, 22, "rstd = tl.rsqrt(tl.sum(hf * hf, axis=1)", "L1.1"),
+                (13, 13, "mask_n = offs_n < n_cols", "L1.2"),
+            ],
+        ),  # fmt: skip
+        "L2": (50, [(15, 15, "offs = offs_m[:, None] * n_cols + offs_n[None, :]", "L2.3")]),
+        "L3": (25, [(32, 32, "num_warps = 4 if block <= 2048 else 8 if block <= 8192 else 16", "L3.2")]),
     },
 }
 
@@ -43,7 +51,9 @@ def answer(spec: dict[str, Any] | None = None, parts: tuple[str, ...] = ("design
             level: {
                 "score": score,
                 "reason": f"{part} {level} reason",
-                "evidence": [{"file": files[part], "start": s, "end": e, "quote": q} for s, e, q in cites],
+                "evidence": [
+                    {"item": i, "file": files[part], "start": s, "end": e, "quote": q} for s, e, q, i in cites
+                ],  # fmt: skip
             }
             for level, (score, cites) in spec[part].items()
         }
@@ -51,10 +61,12 @@ def answer(spec: dict[str, Any] | None = None, parts: tuple[str, ...] = ("design
     }
 
 
-def with_citation(part: str, level: str, start: int, end: int, quote: str) -> dict:
-    """VALID with one level's citations replaced by a single given one."""
+def with_citation(part: str, level: str, start: int, end: int, quote: str, item: str | None = None) -> dict:
+    """VALID with one level's citations replaced by a single given one (for the item of the level's first citation
+    unless `item` is given)."""
     spec = copy.deepcopy(VALID)
-    spec[part][level] = (spec[part][level][0], [(start, end, quote)])
+    score, cites = spec[part][level]
+    spec[part][level] = (score, [(start, end, quote, item or cites[0][3])])
     return answer(spec)
 
 

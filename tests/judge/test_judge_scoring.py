@@ -25,7 +25,11 @@ def test_a_valid_judgement_scores_six_levels_with_their_citations(rmsnorm):
     assert [judgement.design[lv].score for lv in ("L1", "L2", "L3")] == [75, 50, 25]
     assert [judgement.implementation[lv].score for lv in ("L1", "L2", "L3")] == [100, 50, 25]
     assert judgement.js_design == 50.0 and judgement.js_impl == pytest.approx(175 / 3)
-    assert [c.where() for c in judgement.implementation["L1"].evidence] == ["solution.py:19", "solution.py:22"]
+    assert [(c.item, c.where()) for c in judgement.implementation["L1"].evidence] == [
+        ("L1.1", "solution.py:19"),
+        ("L1.1", "solution.py:22"),
+        ("L1.2", "solution.py:13"),
+    ]
     assert (judgement.provider, judgement.model) == ("scripted", "scripted-judge")
     assert len(judgement.prompt_sha256) == 64
     prompt = provider.requests[0].messages[0].text()

@@ -52,10 +52,12 @@ def test_nothing_is_logged_when_the_judges_model_fails(session):
 
 
 def _cite_the_first_kernel() -> dict:
-    """An answer citing line 10 of the first kernel (`row = tl.program_id(0)`)."""
-    cited = {"file": "solution.py", "start": 10, "end": 10, "quote": "row = tl.program_id(0)"}
-    level = {"score": 25, "reason": "r", "evidence": [cited]}
-    return {"implementation": {lv: level for lv in ("L1", "L2", "L3")}}
+    """An answer citing the first kernel: its rounded sum (L1.1), a program per row (L2.1), its fixed 8 warps (L3.2)."""
+    cites = {"L1": (15, "h = (x + r).to(tl.bfloat16)", "L1.1"), "L2": (10, "row = tl.program_id(0)", "L2.1"),
+             "L3": (28, "num_warps=8", "L3.2")}  # fmt: skip
+    return {"implementation": {level: {"score": 25, "reason": "r", "evidence": [
+        {"item": item, "file": "solution.py", "start": line, "end": line, "quote": quote}]}
+        for level, (line, quote, item) in cites.items()}}  # fmt: skip
 
 
 def test_bad_sessions_and_turns_are_usage_errors(session, tmp_path):

@@ -85,7 +85,9 @@ def format_judgement(judgement: Judgement) -> str:
         for level in LEVELS:
             score = judgement.part(part)[level]
             lines += ["", f"{part} {level}: {score.score}  {score.reason}"]
-            lines += [f"  {c.where()}  {json.dumps(c.quote, ensure_ascii=False)}" for c in score.evidence]
+            lines += [
+                f"  {c.item or '-':6}{c.where()}  {json.dumps(c.quote, ensure_ascii=False)}" for c in score.evidence
+            ]
     if judgement.problems:
         lines += ["", "the first answer was rejected:"] + [f"  - {problem}" for problem in judgement.problems]
     return "\n".join(lines)

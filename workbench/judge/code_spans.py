@@ -40,3 +40,11 @@ def code_mask(source: str) -> list[list[bool]]:
         mask.append(code[offset : offset + len(line)])
         offset += len(piece)
     return mask
+
+
+def code_only(lines: list[str], mask: list[list[bool]]) -> str:
+    """The code of `lines` (with their rows of `code_mask`): comments, docstrings and string literals blanked, the
+    lines joined and every run of whitespace one space, so an item's `code` patterns see the code alone."""
+    kept = ["".join(ch if is_code else " " for ch, is_code in zip(line, row, strict=False)) for line, row in
+            zip(lines, mask, strict=True)]  # fmt: skip
+    return " ".join(" ".join(kept).split())

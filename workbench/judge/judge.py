@@ -58,13 +58,13 @@ def judge(inputs: JudgeInputs, provider: Provider, cancel: threading.Event | Non
              for name, text in ((SOLUTION_FILE, inputs.solution), (DESIGN_FILE, design or ""))}  # fmt: skip
     messages = [Message("user", [TextBlock(prompt.user)])]
     answers = [_ask(provider, prompt, messages, cancel)]
-    first = check_answer(answers[0], files, parts)
+    first = check_answer(answers[0], files, parts, inputs.items)
     valid, rejected = dict(first.valid), first
     if first.invalid:
         messages += [Message("assistant", [TextBlock(answers[0] or "(empty answer)")]),
                      Message("user", [TextBlock(retry_message(first, design is not None))])]  # fmt: skip
         answers.append(_ask(provider, prompt, messages, cancel))
-        rejected = check_answer(answers[1], files, parts)
+        rejected = check_answer(answers[1], files, parts, inputs.items)
         valid.update(rejected.valid)  # the corrected answer wins; a level valid only the first time keeps it
     scores: dict[str, dict[str, LevelScore]] = {part: {} for part in PARTS}
     for part in PARTS:
@@ -97,7 +97,8 @@ def retry_message(checked: CheckedAnswer, with_design: bool) -> str:
     listed = "\n".join(f"- {problem}" for problem in checked.problems())
     return (
         f"Your answer was rejected:\n{listed}\n\nAnswer again with the complete JSON object ({scope}) in the same "
-        "shape. Cite only line ranges that exist, and quote text that is on the cited lines, as listed."
+        "shape. Cite only line ranges that exist, quote text that is on the cited lines, as listed, and name the "
+        "item each citation evidences."
     )
 
 

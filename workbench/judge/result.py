@@ -15,19 +15,23 @@ PART_FILES = {"design": DESIGN_FILE, "implementation": SOLUTION_FILE}
 
 @dataclass(frozen=True)
 class Citation:
-    """Lines `start`..`end` (1-based, inclusive) of `file`, which hold `quote`."""
+    """Lines `start`..`end` (1-based, inclusive) of `file`, which hold `quote`, as evidence of the guidance item
+    `item` (None: what the file does instead of the level's items; judgements made before items were cited)."""
 
     file: str
     start: int
     end: int
     quote: str
+    item: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "start": self.start, "end": self.end, "quote": self.quote}
+        return {"item": self.item, "file": self.file, "start": self.start, "end": self.end, "quote": self.quote}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Citation:
-        return cls(str(data["file"]), int(data["start"]), int(data["end"]), str(data["quote"]))
+        item = data.get("item")
+        return cls(str(data["file"]), int(data["start"]), int(data["end"]), str(data["quote"]),
+                   str(item) if item is not None else None)  # fmt: skip
 
     def where(self) -> str:
         return f"{self.file}:{self.start}" if self.start == self.end else f"{self.file}:{self.start}-{self.end}"

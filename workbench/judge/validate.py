@@ -3,6 +3,13 @@
 A citation counts only where its lines hold its quote, from the first cited line to the last; where none of
 the quoted text is addressed to the judge (flagged: see injection.py); and, in the solution, where the quoted
 text is code, not a comment, a docstring or a string literal that claims it (see code_spans.py).
+
+A citation names the item of its level that it evidences (`item`), or `null` for what the file does instead of
+the level's items. A solution citation of an item with `code` patterns (guidance.toml) counts only where the cited
+lines' code, comments and strings taken out, holds one of them: a line that merely mentions `tl.dot` in a comment,
+or real code of another kind, is not evidence of a tensor-core item. A level's score is backed by the items it
+cites: a score s of a level with n items needs citations of at least max(1, floor(s * n / 100)) of them (all n
+for 100, none for 0).
 """
 
 from __future__ import annotations
@@ -12,7 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.judge.code_spans import code_mask
+from workbench.guidance import GuidanceItem
+from workbench.judge.code_spans import code_mask, code_only
 from workbench.judge.fence import neutralised
 from workbench.judge.injection import Flag, flagged_lines
 from workbench.judge.result import LEVELS, PART_FILES, SOLUTION_FILE, Citation, LevelScore
@@ -71,8 +79,10 @@ def parse_json(text: str) -> dict[str, Any]:
     raise AnswerError(f"the answer is not a JSON object ({error})")
 
 
-def check_answer(text: str, files: dict[str, JudgedText], parts: tuple[str, ...]) -> CheckedAnswer:
-    """Check every level of `parts` in the answer; `files` maps a judged file's name to it."""
+def check_answer(text: str, files: dict[str, JudgedText], parts: tuple[str, ...],
+                 items: list[GuidanceItem]) -> CheckedAnswer:  # fmt: skip
+    """Check every level of `parts` in the answer against the guidance's `items`; `files` maps a judged file's
+    name to it."""
     keys = [(part, level) for part in parts for level in LEVELS]
     try:
         data = parse_json(text)
@@ -82,7 +92,8 @@ def check_answer(text: str, files: dict[str, JudgedText], parts: tuple[str, ...]
     for part, level in keys:
         section = data.get(part)
         raw = section.get(level) if isinstance(section, dict) else None
-        score, problems = _check_level(raw, files[PART_FILES[part]])
+        level_items = [item for item in items if f"L{item.level}" == level]
+        score, problems = _check_level(raw, files[PART_FILES[part]], level_items)
         if score is None:
             checked.invalid[(part, level)] = problems
         else:
@@ -90,7 +101,7 @@ def check_answer(text: str, files: dict[str, JudgedText], parts: tuple[str, ...]
     return checked
 
 
-def _check_level(raw: Any, judged: JudgedText) -> tuple[LevelScore | None, list[str]]:
+def _check_level(raw: Any, judged: JudgedText, items: list[GuidanceItem]) -> tuple[LevelScore | None, list[str]]:
     if raw is None:
         return None, ["missing from the answer"]
     if not isinstance(raw, dict):
@@ -111,7 +122,7 @@ def _check_level(raw: Any, judged: JudgedText) -> tuple[LevelScore | None, list[
         problems.append(f"evidence must list 1 to {MAX_CITATIONS} citations (got {count})")
     else:
         for entry in evidence:
-            citation, problem = check_citation(entry, judged)
+            citation, problem = check_citation(entry, judged, items)
             if problem:
                 problems.append(problem)
             elif citation:
@@ -119,11 +130,33 @@ def _check_level(raw: Any, judged: JudgedText) -> tuple[LevelScore | None, list[
     if problems:
         return None, problems
     assert isinstance(score, int) and isinstance(reason, str)
+    unbacked = _unbacked(score, citations, items)
+    if unbacked:
+        return None, [unbacked]
     return LevelScore(score, reason.strip(), tuple(citations)), []
 
 
-def check_citation(entry: Any, judged: JudgedText) -> tuple[Citation | None, str | None]:
-    """The citation if it counts (see the module's docstring), else a one-line problem."""
+def items_needed(score: int, count: int) -> int:
+    """How many of a level's `count` items a score must cite: max(1, floor(score * count / 100)), none for 0."""
+    return 0 if score == 0 or count == 0 else max(1, score * count // 100)
+
+
+def _unbacked(score: int, citations: list[Citation], items: list[GuidanceItem]) -> str | None:
+    """What is wrong when the score claims more items than the citations evidence, else None."""
+    needed = items_needed(score, len(items))
+    cited = sorted({c.item for c in citations if c.item is not None})
+    if len(cited) >= needed:
+        return None
+    ids = ", ".join(item.id for item in items)
+    return (f"a score of {score} needs citations of at least {needed} of the level's {len(items)} items ({ids}); "
+            f"the evidence cites {len(cited)}{': ' + ', '.join(cited) if cited else ''}: cite the code or text "
+            "that realises each item scored, or lower the score")  # fmt: skip
+
+
+def check_citation(entry: Any, judged: JudgedText,
+                   items: list[GuidanceItem] | tuple[()] = ()) -> tuple[Citation | None, str | None]:  # fmt: skip
+    """The citation if it counts (see the module's docstring), else a one-line problem. `items` are the items of
+    the cited level (none: it has none, and a citation names none)."""
     file = judged.name
     if not isinstance(entry, dict):
         return None, f"a citation must be an object with file, start, end and quote (got {type(entry).__name__})"
@@ -141,6 +174,9 @@ def check_citation(entry: Any, judged: JudgedText) -> tuple[Citation | None, str
         return None, f"citation {where} does not exist (the file has {len(judged.lines)} lines)"
     if not isinstance(quote, str) or not quote.strip():
         return None, f"citation {where} has no quote"
+    item, problem = _cited_item(entry.get("item"), where, items)
+    if problem:
+        return None, problem
     cited = judged.lines[start - 1 : end]
     matched = quote_span(quote, cited) or quote_span(quote, [neutralised(line) for line in cited])
     if matched is None:
@@ -156,7 +192,26 @@ def check_citation(entry: Any, judged: JudgedText) -> tuple[Citation | None, str
         if code < MIN_CODE_SHARE * len(matched):
             return None, (f"citation {where} quotes a comment, docstring or string literal, not code: cite the "
                           "code that realises the item")  # fmt: skip
-    return Citation(file, start, end, quote), None
+        if item is not None and not item.code_matches(code_only(cited, judged.code[start - 1 : end])):
+            kinds = " or ".join(f"/{pattern}/" for pattern in item.code)
+            return None, (f"citation {where} is given for {item.id}, but its code holds none of what realises "
+                          f"{item.id} ({kinds}): cite the code that realises {item.id}, or cite this as what the "
+                          'file does instead ("item": null)')  # fmt: skip
+    return Citation(file, start, end, quote, item.id if item is not None else None), None
+
+
+def _cited_item(raw: Any, where: str, items: list[GuidanceItem] | tuple[()]) -> tuple[GuidanceItem | None, str | None]:
+    """The item a citation names: one of its level's, or None for what the file does instead."""
+    if raw is None:
+        return None, None
+    ids = [item.id for item in items]
+    for item in items:
+        if item.id == raw:
+            return item, None
+    if not ids:
+        return None, f'citation {where} names item {raw!r}, but this level has no items: give "item": null'
+    return None, (f"citation {where} names item {raw!r}, which is not an item of this level: give one of "
+                  f'{", ".join(ids)}, or null for what the file does instead')  # fmt: skip
 
 
 def _normal(text: str) -> str:
