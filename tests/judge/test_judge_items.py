@@ -163,7 +163,7 @@ def test_the_prompt_asks_for_items_and_lists_each_items_code(rmsnorm):
     prompt = build_prompt("task", items, SOLUTION.read_text(), DESIGN.read_text(), nonce="n")
     assert '"item": "<the id of the item it evidences, or null>"' in prompt.user
     assert "Code that realises L2.2 contains (regular expression, checked on the cited lines' code, comments and " \
-           "strings taken out): `tl\\.num_programs` or `range\\(\\s*\\w*pid\\b`" in prompt.user  # fmt: skip
+           "strings taken out): `tl\\.num_programs` or `\\brange\\(\\s*\\w*pid\\b`" in prompt.user  # fmt: skip
     assert "Code that realises L1.2" not in prompt.user  # no construct tells L1.2 (values) apart
 
 
