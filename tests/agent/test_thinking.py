@@ -221,3 +221,13 @@ def test_an_effort_outside_low_medium_high_is_refused_when_the_provider_is_made(
         OpenAIProvider("o4-mini", api_key=KEY, reasoning_effort="max")
     with pytest.raises(ValueError, match="at least 1024"):
         AnthropicProvider(api_key=KEY, thinking_budget=512)
+
+
+def test_a_scripted_turn_with_thinking_streams_it_as_thinking():
+    from workbench.agent.scripted import ScriptedProvider, ScriptedTurn
+
+    content = [ThinkingBlock(THOUGHT, "sig").to_dict(), {"type": "text", "text": "Done."}]
+    response, deltas = ask(ScriptedProvider([ScriptedTurn(content)]), [Message("user", [TextBlock("Go.")])])
+    assert "".join(d.text for d in deltas if d.kind == "thinking") == THOUGHT
+    assert "".join(d.text for d in deltas if d.kind == "text") == "Done."
+    assert response.content[0] == ThinkingBlock(THOUGHT, "sig")

@@ -16,6 +16,7 @@ from workbench.agent.conversation import (
     ModelRequest,
     ModelResponse,
     TextBlock,
+    ThinkingBlock,
     ToolUseBlock,
     Usage,
     block_from_dict,
@@ -72,7 +73,11 @@ class ScriptedProvider:
         blocks = [block_from_dict(b) for b in turn.content]
         partial = ""
         for index, block in enumerate(blocks):
-            if isinstance(block, TextBlock):
+            if isinstance(block, ThinkingBlock):  # a saved session's thinking streams as it did, apart from the reply
+                for i in range(0, len(block.thinking), CHUNK):
+                    self._tick(turn, cancel, partial)
+                    on_delta(Delta("thinking", index, block.thinking[i : i + CHUNK]))
+            elif isinstance(block, TextBlock):
                 for i in range(0, max(len(block.text), 1), CHUNK):
                     self._tick(turn, cancel, partial)
                     piece = block.text[i : i + CHUNK]

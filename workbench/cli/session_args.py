@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from workbench.agent.provider import REASONING_EFFORTS
 from workbench.guidance import parse_levels
-from workbench.session.specs import ProviderSpec, ScriptMissing, SessionUsageError
+from workbench.session.specs import MAX_THINKING_TOKENS, ProviderSpec, ScriptMissing, SessionUsageError
 
 __all__ = ["SessionUsageError", "add_parsers", "cli_terms", "levels_of", "provider_spec"]
 
@@ -50,13 +51,36 @@ def _provider_args(parser: argparse.ArgumentParser, defaults_from_log: bool = Fa
     parser.add_argument("--model", help=f"model name{suffix}")
     parser.add_argument("--base-url", help="API base URL (OpenAI-compatible servers, proxies)")
     parser.add_argument("--script", type=Path, help="for --provider scripted: a script file or a session to replay")
+    parser.add_argument("--thinking", metavar="TOKENS", help=f"for --provider anthropic: extended thinking, tokens a "
+                        f"reply may think (1024 to {MAX_THINKING_TOKENS}; 0: none){suffix}")  # fmt: skip
+    parser.add_argument("--reasoning-effort", metavar="LEVEL", help="for --provider openai: the server's reasoning "
+                        f"effort ({', '.join(REASONING_EFFORTS)}; for servers that take one){suffix}")  # fmt: skip
     parser.add_argument("--sessions", type=Path, help="sessions folder (default: ./sessions or $WORKBENCH_SESSIONS)")
 
 
 def provider_spec(args: argparse.Namespace, default: str | None = None) -> ProviderSpec:
     """The provider the options name; what they leave out is `default` (run: anthropic) or, for resume and branch,
     the session's own."""
-    return ProviderSpec(args.provider or default, args.model, args.base_url, args.script)
+    return ProviderSpec(args.provider or default, args.model, args.base_url, args.script,
+                        thinking=thinking_of(getattr(args, "thinking", None)),
+                        reasoning_effort=effort_of(getattr(args, "reasoning_effort", None)))  # fmt: skip
+
+
+def thinking_of(text: str | None) -> int | None:
+    """--thinking TOKENS as a number; its range is checked where the provider is made (specs.py)."""
+    if text is None:
+        return None
+    try:
+        return int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise SessionUsageError(f"--thinking wants a number of tokens (1024 to {MAX_THINKING_TOKENS}, or 0: none), "
+                                f"not {text!r}") from None  # fmt: skip
+
+
+def effort_of(text: str | None) -> str | None:
+    if text is not None and text not in REASONING_EFFORTS:
+        raise SessionUsageError(f"--reasoning-effort is one of {', '.join(REASONING_EFFORTS)}, not {text!r}")
+    return text
 
 
 @contextlib.contextmanager

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+from workbench.agent.provider import reasoning_effort_of, thinking_budget_of
 from workbench.cli.session_args import cli_terms, levels_of, provider_spec
 from workbench.session.events import (
     Compaction,
@@ -22,7 +23,7 @@ from workbench.session.events import (
     ToolResult,
     event_to_dict,
 )
-from workbench.session.headless import TurnPrinter
+from workbench.session.headless import TurnPrinter, reasoning_words, thinking_text
 from workbench.session.loop import LoopCallbacks
 from workbench.session.service import Session
 from workbench.session.specs import make_limits
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     with cli_terms():
         session = Session.new(args.task, levels_of(args.guided), provider_spec(args, default="anthropic"), limits,
                               args.mode, args.sessions)  # fmt: skip
-    print(f"session {session.folder}", flush=True)
+    print(f"session {session.folder}{_settings(session)}", flush=True)
     return _drive(session)
 
 
@@ -43,7 +44,7 @@ def resume(args: argparse.Namespace) -> int:
     with cli_terms():
         session = Session.resume(args.session, provider_spec(args))
     note = " (a torn last line from a kill was dropped)" if session.torn else ""
-    print(f"resuming {session.folder} after turn {session.resumed_from}{note}", flush=True)
+    print(f"resuming {session.folder} after turn {session.resumed_from}{note}{_settings(session)}", flush=True)
     return _drive(session)
 
 
@@ -51,8 +52,16 @@ def branch(args: argparse.Namespace) -> int:
     levels = levels_of(args.guided) if args.guided else None
     with cli_terms():
         session = Session.branch(args.session, args.turn, levels, provider_spec(args), args.sessions)
-    print(f"session {session.folder} (branched from {args.session.name} at turn {args.turn})", flush=True)
+    print(f"session {session.folder} (branched from {args.session.name} at turn {args.turn}){_settings(session)}",
+          flush=True)  # fmt: skip
     return _drive(session)
+
+
+def _settings(session: Session) -> str:
+    """How much the model reasons in this run (a resume's or branch's as overridden, not only as recorded)."""
+    provider = session.setup.provider
+    words = reasoning_words(thinking_budget_of(provider), reasoning_effort_of(provider))
+    return f"; {words}" if words else ""
 
 
 def _drive(session: Session) -> int:
@@ -72,8 +81,10 @@ def _drive(session: Session) -> int:
 def replay(args: argparse.Namespace) -> int:
     record = Session.open(args.session)
     start = record.start
+    reasoning = reasoning_words(start.thinking_budget, start.reasoning_effort)
     print(f"{start.session_id}: task {start.task}, levels {start.levels or 'none'}, "
-          f"{start.provider}/{start.model}{' (scripted)' if start.scripted else ''}")  # fmt: skip
+          f"{start.provider}/{start.model}{' (scripted)' if start.scripted else ''}"
+          f"{', ' + reasoning if reasoning else ''}")  # fmt: skip
     for event in record.effective:
         line = _describe(event)
         if line:
@@ -86,8 +97,11 @@ def replay(args: argparse.Namespace) -> int:
 def _describe(event: Event) -> str | None:
     turn = event.turn
     if isinstance(event, ModelResponse):
+        thought = thinking_text(event.content)
         text = " ".join(b.get("text", "") for b in event.content if b["type"] == "text").strip()
-        return f"[{turn:>3}] agent: {text[:300]}" if text else None
+        lines = [f"[{turn:>3}] thinking: {thought[:300]}"] if thought else []
+        lines += [f"[{turn:>3}] agent: {text[:300]}"] if text else []
+        return "\n".join(lines) or None
     if isinstance(event, ToolCall):
         return f"[{turn:>3}] {event.name}({json.dumps(event.input)[:200]})"
     if isinstance(event, ToolResult):

@@ -17,7 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.agent.conversation import Message, ModelRequest, TextBlock
+from workbench.agent.conversation import THINKING_BLOCKS, Message, ModelRequest, TextBlock, ToolResultBlock
+from workbench.agent.provider import MIN_THINKING_TOKENS
 
 # Tokens of context per model family (vendors' documentation, 2026-12); an unknown model (a local server's) gets the
 # smallest common window unless the session names one (--context-window).
@@ -66,14 +67,53 @@ class ContextGauge:
         return int(chars / self.chars_per_token) + 1
 
 
-def output_budget(window: int, prompt_tokens: int) -> int:
-    """max_tokens for a reply: the usual ceiling, shrunk when the prompt leaves less room in the window."""
+def output_reserve(window: int, thinking: int | None = None) -> int:
+    """The tokens of the window a reply may take: its answer and, with thinking on, the thinking budget (at most half
+    the window: a budget that would crowd the prompt out is turned down instead)."""
+    return min(MAX_OUTPUT_TOKENS + (thinking or 0), max(MAX_OUTPUT_TOKENS, window // 2))
+
+
+def output_budget(window: int, prompt_tokens: int, thinking: int | None = None) -> int:
+    """max_tokens for a reply: the usual ceiling (with thinking, its budget more), shrunk when the prompt leaves less
+    room in the window. With thinking it never shrinks under room for the least thinking and an answer: a prompt that
+    leaves less is one the server refuses as too long, which compacts (the loop's ContextTooLong)."""
     room = window - prompt_tokens - window // 50  # a 2% margin for the estimate's error
-    return max(MIN_OUTPUT_TOKENS, min(MAX_OUTPUT_TOKENS, room))
+    floor = MIN_OUTPUT_TOKENS + (MIN_THINKING_TOKENS if thinking else 0)
+    return max(floor, min(output_reserve(window, thinking), room))
 
 
-def needs_compaction(window: int, prompt_tokens: int) -> bool:
-    return prompt_tokens > COMPACT_AT * (window - MAX_OUTPUT_TOKENS)
+def needs_compaction(window: int, prompt_tokens: int, thinking: int | None = None) -> bool:
+    return prompt_tokens > COMPACT_AT * (window - output_reserve(window, thinking))
+
+
+def thinking_can_start(messages: list[Message]) -> bool:
+    """Whether a request may have thinking on. A tool-use loop is one assistant turn to the API, and thinking cannot
+    begin in its middle: when the last user message answers tool calls, the assistant message that made them must
+    begin with thinking (one made with thinking off, or before a resume turned it on, does not)."""
+    i = len(messages)
+    answers_calls = False
+    while i > 0 and messages[i - 1].role == "user":  # consecutive user messages are one turn to the API
+        i -= 1
+        answers_calls = answers_calls or any(isinstance(b, ToolResultBlock) for b in messages[i].content)
+    if not answers_calls or i == 0:
+        return True
+    content = messages[i - 1].content
+    return bool(content) and isinstance(content[0], THINKING_BLOCKS)
+
+
+def request_thinking(setting: int | None, max_tokens: int, messages: list[Message]) -> tuple[int | None, str | None]:
+    """The thinking budget a request gets (under its max_tokens, with room left for the answer) and, when that is not
+    the session's `setting`, a note that says why."""
+    if not setting:
+        return None, None
+    if not thinking_can_start(messages):
+        return None, ("thinking off for this request: the tool calls it answers were made without thinking, and the "
+                      "API lets thinking start only after a reply without tool calls")  # fmt: skip
+    budget = min(setting, max_tokens - MIN_OUTPUT_TOKENS)
+    if budget < setting:
+        return budget, (f"thinking turned down to {budget} tokens for this request: the context window leaves "
+                        f"{max_tokens} for the reply")  # fmt: skip
+    return setting, None
 
 
 @dataclass

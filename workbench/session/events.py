@@ -100,6 +100,8 @@ class SessionStart(EventBase):
     initial_messages: list[dict[str, Any]]
     context_window: int | None = sometimes()  # tokens the session's requests are kept inside (version 2 on)
     scoring: str | None = sometimes()  # which submission counts: "final" or "best" (version 2 on; before: final)
+    thinking_budget: int | None = sometimes()  # Anthropic's extended thinking, tokens a request (absent: none)
+    reasoning_effort: str | None = sometimes()  # an OpenAI-compatible server's: low, medium, high (absent: none)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,6 +120,7 @@ class ModelRequest(EventBase):
     kind = "model_request"
     messages: int  # how many messages the request held
     notes_delivered: list[str]
+    thinking_note: str | None = sometimes()  # why this request's thinking is not the session's (turned down or off)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,20 +6,56 @@ import signal
 import sys
 from typing import Any, TextIO
 
-from workbench.session.events import Error, EvalResult, Event, Interrupt, ModelRetry, SessionEnd, Submission, TurnEnd
+from workbench.session.events import (
+    Error,
+    EvalResult,
+    Event,
+    Interrupt,
+    ModelRequest,
+    ModelResponse,
+    ModelRetry,
+    SessionEnd,
+    Submission,
+    TurnEnd,
+)
 from workbench.session.loop import AgentLoop
+
+THINKING_SHOWN = 160  # characters of a turn's thinking on its line
+
+
+def reasoning_words(thinking: int | None, effort: str | None) -> str:
+    """How much a session's model reasons, as its settings are shown: "" when it is left to the model."""
+    if thinking:
+        return f"thinking {thinking:,} tokens"
+    if effort:
+        return f"reasoning effort {effort}"
+    return ""
+
+
+def thinking_text(content: list[dict[str, Any]]) -> str | None:
+    """A response's thinking, apart from its reply: None when it had none; redacted thinking said as such."""
+    parts = [b.get("thinking", "") if b["type"] == "thinking" else "(redacted)" for b in content
+             if b["type"] in ("thinking", "redacted_thinking")]  # fmt: skip
+    return " ".join(" ".join(parts).split()) if parts else None
 
 
 class TurnPrinter:
     """Turns the loop's events into one line per turn: turn, tools, eval outcome, best speedup,
     tokens, cost."""
 
-    def __init__(self, budget: int, out: TextIO = sys.stdout) -> None:
-        self.budget, self.out = budget, out
+    def __init__(self, budget: int, out: TextIO | None = None) -> None:
+        self.budget, self._out = budget, out  # None: sys.stdout as it is when a line is printed
         self._outcome = ""
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, (EvalResult, Submission)):
+        if isinstance(event, ModelResponse):
+            thought = thinking_text(event.content)
+            if thought is not None:
+                shown = thought if len(thought) <= THINKING_SHOWN else thought[: THINKING_SHOWN - 3] + "..."
+                self._line(f"          thinking: {shown}")
+        elif isinstance(event, ModelRequest) and event.thinking_note:
+            self._line(f"          {event.thinking_note}")
+        elif isinstance(event, (EvalResult, Submission)):
             self._outcome = ("submitted: " if isinstance(event, Submission) else "") + _verdict(event.result)
         elif isinstance(event, Interrupt):
             self._line(f"turn {event.turn:>3}/{self.budget}  interrupted during the {event.during}")
@@ -43,7 +79,7 @@ class TurnPrinter:
                        f"{event.submissions} submissions; {cost}")  # fmt: skip
 
     def _line(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        print(text, file=self._out or sys.stdout, flush=True)
 
 
 def _usd(cost: float | None, unmetered: int = 0) -> str:

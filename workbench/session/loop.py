@@ -30,18 +30,26 @@ from workbench.agent.conversation import (
     Usage,
     sendable,
 )
-from workbench.agent.provider import ContextTooLong, Interrupted, Provider, ProviderError
+from workbench.agent.provider import (
+    ContextTooLong,
+    Interrupted,
+    Provider,
+    ProviderError,
+    reasoning_effort_of,
+    thinking_budget_of,
+)
 from workbench.harness import EvalResult
 from workbench.session import events as ev
 from workbench.session.context import (
     KEEP_RECENT,
-    MAX_OUTPUT_TOKENS,
     ContextGauge,
     context_window,
     needs_compaction,
     output_budget,
+    output_reserve,
     plan_cut,
     request_chars,
+    request_thinking,
     summary_text,
     with_summary,
 )
@@ -132,7 +140,10 @@ class AgentLoop:
         self._front_end_failed = False
         self.window = context_window(provider.model, limits.context_window)
         self.gauge = ContextGauge()
-        self._max_tokens = MAX_OUTPUT_TOKENS
+        self.thinking = thinking_budget_of(provider)  # what the session asks for; each request gets what fits
+        self.reasoning_effort = reasoning_effort_of(provider)
+        self._max_tokens = output_reserve(self.window, self.thinking)
+        self._thinking_note: str | None = None  # the last one logged: a note is logged when it changes
 
     @property
     def work(self) -> Path:
@@ -389,21 +400,28 @@ class AgentLoop:
     def _request(self, turn: int, notes: list[str]) -> ModelResponse | None:
         """The model's response for this turn, the conversation compacted first when it nears the window (and again,
         harder, when the server still finds the prompt too long); None when the turn ends without one."""
-        keep = int(KEEP_RECENT * (self.window - MAX_OUTPUT_TOKENS))  # tokens of recent turns a compaction keeps
+        # tokens of recent turns a compaction keeps
+        keep = int(KEEP_RECENT * (self.window - output_reserve(self.window, self.thinking)))
         for attempt in range(TOO_LONG_RETRIES + 1):
             request = ModelRequest(self.system, self.tools.specs, list(self.state.conversation.messages))
             chars = request_chars(request)
             tokens = self.gauge.tokens(chars)
-            if attempt or needs_compaction(self.window, tokens):
+            if attempt or needs_compaction(self.window, tokens, self.thinking):
                 if self._compact(turn, tokens, keep, "too_long" if attempt else "window"):
                     request = ModelRequest(self.system, self.tools.specs, list(self.state.conversation.messages))
                     chars = request_chars(request)
                     tokens = self.gauge.tokens(chars)
                 elif attempt:
                     break  # nothing left to take out
-            request.max_tokens = self._max_tokens = output_budget(self.window, tokens)
+            request.max_tokens = self._max_tokens = output_budget(self.window, tokens, self.thinking)
+            request.thinking_budget, thinking_note = request_thinking(self.thinking, request.max_tokens,
+                                                                      request.messages)  # fmt: skip
+            request.reasoning_effort = self.reasoning_effort
             if attempt == 0:
-                self._log(ev.ModelRequest(turn=turn, messages=len(request.messages), notes_delivered=notes))
+                note = thinking_note if thinking_note != self._thinking_note else None
+                self._thinking_note = thinking_note
+                self._log(ev.ModelRequest(turn=turn, messages=len(request.messages), notes_delivered=notes,
+                                          thinking_note=note))  # fmt: skip
             try:
                 response = self.provider.complete(request, self.callbacks.on_delta, self._cancel, self._on_retry)
             except ContextTooLong as exc:

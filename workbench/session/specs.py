@@ -1,9 +1,10 @@
 """What a session is made with, said once: its limits and its provider.
 
 `make_limits` checks the limits a command or a form asks for, `recorded_limits` reads them back from a session's
-`session_start`. A `ProviderSpec` names a provider (provider, model, server, script) without making it: given by a
-front end, read from a session's log, or the two merged (a resume or a branch with another model); `make` turns it
-into the Provider, a scripted one skipping the responses a resumed or branched session has already played.
+`session_start`. A `ProviderSpec` names a provider (provider, model, server, script, and how much the model reasons:
+Anthropic's extended thinking, an OpenAI-compatible server's reasoning effort) without making it: given by a front
+end, read from a session's log, or the two merged (a resume or a branch with another model); `make` turns it into the
+Provider, a scripted one skipping the responses a resumed or branched session has already played.
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.agent.provider import MissingKeyError, Provider
+from workbench.agent.provider import MIN_THINKING_TOKENS, REASONING_EFFORTS, MissingKeyError, Provider
 from workbench.agent.scripted import ScriptedProvider, ScriptedTurn
 from workbench.session.events import ModelResponse, SessionStart
 from workbench.session.loop import Limits
+
+# The most extended thinking a session may ask for: the largest max_tokens of Anthropic's current models (64k) less
+# the room a reply needs besides its thinking.
+MAX_THINKING_TOKENS = 62_000
 
 
 class SessionUsageError(ValueError):
@@ -50,20 +55,25 @@ def recorded_limits(start: SessionStart) -> Limits:
 class ProviderSpec:
     """A provider by name, its model and server, and for a scripted one its script. None is "the default": the
     provider's default model and server for a new session, the session's own in an override of a resume or branch.
-    `script_dirs` are searched for a script of the task when none is given or recorded (the app's demo scripts)."""
+    `script_dirs` are searched for a script of the task when none is given or recorded (the app's demo scripts).
+    `thinking` is Anthropic's extended thinking budget in tokens (0: none, where an override turns it off);
+    `reasoning_effort` an OpenAI-compatible server's (low, medium, high)."""
 
     name: str | None = None
     model: str | None = None
     base_url: str | None = None
     script: Path | None = None
     script_dirs: tuple[Path, ...] = ()
+    thinking: int | None = None
+    reasoning_effort: str | None = None
 
     @classmethod
     def recorded(cls, start: SessionStart) -> ProviderSpec:
         """What the session ran with; its script only while that file still exists (a resume elsewhere needs
         another, given or found)."""
         script = Path(start.script) if start.script and Path(start.script).exists() else None
-        return cls(start.provider, start.model, start.base_url, script)
+        return cls(start.provider, start.model, start.base_url, script, thinking=start.thinking_budget,
+                   reasoning_effort=start.reasoning_effort)  # fmt: skip
 
     def overridden_by(self, other: ProviderSpec | None) -> ProviderSpec:
         """This spec with what `other` names instead. A model, server or script belongs to its provider: naming
@@ -77,7 +87,33 @@ class ProviderSpec:
             base_url=other.base_url or (self.base_url if same else None),
             script=other.script or (self.script if same else None),
             script_dirs=other.script_dirs or self.script_dirs,
+            thinking=other.thinking if other.thinking is not None else (self.thinking if same else None),
+            reasoning_effort=other.reasoning_effort or (self.reasoning_effort if same else None),
         )
+
+    def reasoning_options(self, name: str) -> dict[str, object]:
+        """What the provider `name` is made with of this spec's reasoning, checked: thinking is Anthropic's, a
+        reasoning effort an OpenAI-compatible server's; a value the API would refuse is a SessionUsageError."""
+        options: dict[str, object] = {}
+        if self.thinking:
+            if name != "anthropic":
+                raise SessionUsageError(f"a thinking budget is for the anthropic provider, not {name} (an "
+                                        "OpenAI-compatible server takes a reasoning effort)")  # fmt: skip
+            if not MIN_THINKING_TOKENS <= self.thinking <= MAX_THINKING_TOKENS:
+                raise SessionUsageError(f"the thinking budget is {MIN_THINKING_TOKENS} to {MAX_THINKING_TOKENS} "
+                                        f"tokens (or 0: none), not {self.thinking}")  # fmt: skip
+            options["thinking_budget"] = self.thinking
+        if self.thinking is not None and self.thinking < 0:
+            raise SessionUsageError(f"the thinking budget cannot be negative ({self.thinking})")
+        if self.reasoning_effort:
+            if name != "openai":
+                raise SessionUsageError(f"a reasoning effort is for the openai provider (OpenAI-compatible servers), "
+                                        f"not {name} (Anthropic's models take a thinking budget)")  # fmt: skip
+            if self.reasoning_effort not in REASONING_EFFORTS:
+                raise SessionUsageError(f"the reasoning effort is one of {', '.join(REASONING_EFFORTS)}, not "
+                                        f"{self.reasoning_effort!r}")  # fmt: skip
+            options["reasoning_effort"] = self.reasoning_effort
+        return options
 
     def make(self, task: str | None = None, levels: Iterable[int] = (), played: int = 0) -> Provider:
         """The Provider; for a scripted one, its script from the response after the `played` ones. A missing key,
@@ -85,6 +121,7 @@ class ProviderSpec:
         from workbench.agent.providers import make_provider
 
         name = self.name or "anthropic"
+        options = self.reasoning_options(name)
         try:
             if name == "scripted":
                 script = self.script or (find_script(task, set(levels), self.script_dirs) if task else None)
@@ -95,7 +132,7 @@ class ProviderSpec:
                 if is_session_script(Path(script)):
                     return session_as_script(Path(script), self.model, played)
                 return make_provider(name, self.model, script=script, start_at=played)
-            return make_provider(name, self.model, self.base_url)
+            return make_provider(name, self.model, self.base_url, **options)
         except (MissingKeyError, ValueError, OSError) as exc:
             if isinstance(exc, SessionUsageError):
                 raise

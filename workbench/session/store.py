@@ -23,7 +23,7 @@ from typing import Any
 
 import workbench
 from workbench.agent.conversation import Message, TextBlock
-from workbench.agent.provider import Provider
+from workbench.agent.provider import Provider, reasoning_effort_of, thinking_budget_of
 from workbench.guidance import guidance_markdown, load_guidance
 from workbench.session.events import SCHEMA_VERSION, Event, Files, SessionEnd, SessionResumed, SessionStart
 from workbench.session.history import SessionState, add_discarded_spend, complete_prefix, effective, rebuild
@@ -115,6 +115,8 @@ def start_event(setup: SessionSetup, session_id: str, parent: dict[str, Any] | N
         initial_messages=[initial.to_dict()],
         context_window=setup.limits.context_window,
         scoring=setup.limits.scoring,
+        thinking_budget=thinking_budget_of(setup.provider),
+        reasoning_effort=reasoning_effort_of(setup.provider),
     )
 
 
