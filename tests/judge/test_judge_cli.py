@@ -31,7 +31,7 @@ def test_judging_a_session_prints_the_table_with_reasons_and_citations(tmp_path,
     assert "design             75   50   25   50.0  JSdesign" in out
     assert "implementation    100   50   25   58.3  JSimpl" in out
     assert "implementation L1: 100  implementation L1 reason" in out
-    assert '  solution.py:19  "h = (x + r).to(tl.bfloat16)"' in out
+    assert '  L1.1  solution.py:19  "h = (x + r).to(tl.bfloat16)"' in out  # the item each citation evidences
     assert read_log(session / "events.jsonl").events[-1].kind == "judgement"
 
 
