@@ -12,6 +12,7 @@ from workbench.cli.session_args import cli_terms, levels_of, provider_spec
 from workbench.session.events import (
     Compaction,
     Error,
+    EvalResult,
     Event,
     Human,
     Interrupt,
@@ -107,6 +108,8 @@ def _describe(event: Event) -> str | None:
     if isinstance(event, ToolResult):
         first = event.text.strip().splitlines()[:1]
         return f"[{turn:>3}]   -> {'ERROR ' if event.is_error else ''}{first[0][:200] if first else ''}"
+    if isinstance(event, EvalResult):
+        return "\n".join(eval_lines(event))
     if isinstance(event, Compaction):
         gone = "-".join(map(str, event.removed_turns))
         return (f"[{turn:>3}] context compacted: turns {gone} summarised, ~{event.tokens_before:,} -> "
@@ -122,3 +125,20 @@ def _describe(event: Event) -> str | None:
 def handle(args: argparse.Namespace) -> int:
     """Run `workbench run | resume | branch | replay`."""
     return int({"run": run, "resume": resume, "branch": branch, "replay": replay}[args.command](args))
+
+
+def eval_lines(event: EvalResult) -> list[str]:
+    """An evaluation, every workload of it (a failing second workload is not hidden behind a passing first)."""
+    result = event.result
+    verdict = "CORRECT" if event.correct else "NOT CORRECT"
+    if result.get("error"):
+        verdict += f" ({str(result['error'])[:200]})"
+    lines = [f"[{event.turn:>3}] eval by {event.by}: {verdict}"]
+    for w in result.get("workloads") or []:
+        state = "correct" if w.get("correct") else (w.get("failure") or "not correct")
+        latency = (w.get("latency_ms") or {}).get("median")
+        figures = f" {latency * 1e3:.1f} us" if isinstance(latency, (int, float)) else ""
+        figures += f" {w['speedup']:.2f}x" if isinstance(w.get("speedup"), (int, float)) else ""
+        error = f": {str(w['error'])[:200]}" if w.get("error") else ""
+        lines.append(f"        {w.get('name')}: {state}{figures}{error}")
+    return lines
