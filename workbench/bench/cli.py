@@ -11,6 +11,7 @@ from typing import Any
 from workbench.bench.plan import (
     BenchPlan,
     BenchUsageError,
+    ModelSpec,
     condition_levels,
     load_plan,
     parse_models,
@@ -38,6 +39,10 @@ def add_parser(sub: Any) -> None:
         metavar="USD",
         help="USD for the whole bench: at it, no session starts and those running stop (resumable)",
     )
+    bench.add_argument("--thinking", type=int, metavar="TOKENS",
+                       help="extended thinking budget for the anthropic models (1024 to 62000)")  # fmt: skip
+    bench.add_argument("--reasoning-effort", choices=("low", "medium", "high"),
+                       help="reasoning effort for the openai models (OpenAI-compatible servers)")  # fmt: skip
     bench.add_argument("--dry-run", action="store_true",
                        help="print the plan and an estimate of its cost; start nothing, spend nothing")  # fmt: skip
     bench.add_argument("--parallel", type=int, default=1, help="sessions at once (default 1)")
@@ -83,6 +88,7 @@ def plan_from_args(args: argparse.Namespace) -> BenchPlan:
         raise BenchUsageError(f"--wall-clock must be a positive number of seconds, not {args.wall_clock:g}")
     _cap(args.max_cost, "--max-cost")
     models = parse_models([m for item in args.models for m in item.split(",") if m], parse_scripts(args.script))
+    models = _with_reasoning(models, getattr(args, "thinking", None), getattr(args, "reasoning_effort", None))
     root = project_root()
     guided = any(condition_levels(c) for c in conditions)
     for name in tasks:
@@ -94,6 +100,27 @@ def plan_from_args(args: argparse.Namespace) -> BenchPlan:
             raise BenchUsageError(f"task {name} has no guidance, so it cannot run a guided condition")
     return BenchPlan(tasks, models, conditions, args.seeds, args.budget, args.mode or detect_session_mode(),
                      str(root), args.wall_clock, args.max_cost)  # fmt: skip
+
+
+def _with_reasoning(models: list[ModelSpec], thinking: int | None, effort: str | None) -> list[ModelSpec]:
+    """--thinking goes to every anthropic model, --reasoning-effort to every openai one; an option that reaches no
+    model, or a value the API would refuse, is a one-line error."""
+    from dataclasses import replace
+
+    from workbench.bench.sessions import model_spec
+    from workbench.session.specs import SessionUsageError
+
+    for option, value, provider in (("--thinking", thinking, "anthropic"), ("--reasoning-effort", effort, "openai")):
+        if value is not None and not any(m.provider == provider for m in models):
+            raise BenchUsageError(f"{option} is for {provider} models, and --models names none")
+    chosen = [replace(m, thinking=thinking if m.provider == "anthropic" else None,
+                      reasoning_effort=effort if m.provider == "openai" else None) for m in models]  # fmt: skip
+    for model in chosen:
+        try:
+            model_spec(model).reasoning_options(model.provider)
+        except SessionUsageError as exc:
+            raise BenchUsageError(f"model {model.label}: {exc}") from None
+    return chosen
 
 
 def _cap(value: float | None, option: str) -> float | None:

@@ -29,6 +29,8 @@ class ModelSpec:
     provider: str
     model: str
     script: str | None = None
+    thinking: int | None = None  # Anthropic's extended thinking budget, tokens
+    reasoning_effort: str | None = None  # an OpenAI-compatible server's reasoning effort
 
     @property
     def label(self) -> str:

@@ -83,7 +83,8 @@ def _never_started(folder: Path) -> bool:
 
 def model_spec(model: ModelSpec) -> ProviderSpec:
     """The provider of a planned model."""
-    return ProviderSpec(model.provider, model.model, script=Path(model.script) if model.script else None)
+    return ProviderSpec(model.provider, model.model, script=Path(model.script) if model.script else None,
+                        thinking=model.thinking, reasoning_effort=model.reasoning_effort)  # fmt: skip
 
 
 def open_session(plan: BenchPlan, spec: SessionSpec, key_dir: Path) -> Session:
