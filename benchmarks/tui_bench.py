@@ -148,7 +148,7 @@ async def measure(folder: Path, sessions: Path, task: str, body: str, turns: int
         fast = script(turns - 20, body, evals=False)
         slow = script(20, body, evals=False, delay_s=0.05)
         live = new_session(task, set(), ScriptedProvider(fast + slow), "interpret", sessions, turns)
-        screen = app._go_live(live, paused=False)
+        screen = app.go_live(live, paused=False)
         await _until(pilot, lambda: screen.is_mounted and screen.progress.turn >= turns - 18, timeout=300)
         assert isinstance(screen, LiveScreen)
         log = screen.transcript.log_widget

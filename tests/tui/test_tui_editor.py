@@ -6,7 +6,7 @@ import shlex
 import pytest
 from conftest import FIXTURES
 from textual.widgets import TextArea
-from tui_helpers import app_test, wait_until
+from tui_helpers import app_test, footer_keys, wait_until
 
 from workbench.session.loop import LoopState
 from workbench.tui.app import WorkbenchApp
@@ -64,8 +64,11 @@ async def test_editor_key_needs_a_takeover_and_saves_while_the_agent_drives_are_
     async with app.run_test(size=(160, 48)) as pilot:
         screen = app.start_session("scale_add", "", "scripted", paused=True)
         await wait_until(pilot, lambda: screen.is_mounted and screen.loop.status == LoopState.PAUSED)
+        # the key means nothing while the agent drives: left out of the footer, and $EDITOR is not run
+        assert "ctrl+e" not in footer_keys(screen) and "t" in footer_keys(screen)
         await pilot.press("ctrl+e")
-        await wait_until(pilot, lambda: any("take over first" in n.message for n in app._notifications))
+        await pilot.pause(0.3)
+        assert SAVED_IN_EDITOR not in (screen.loop.work / "solution.py").read_text()
         (screen.loop.work / "solution.py").write_text(SAVED_BY_A_SHELL)
         await wait_until(pilot, lambda: any("changed outside" in n.message for n in app._notifications))
         assert not edits(screen) and not evals_by_human(screen)

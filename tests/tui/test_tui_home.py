@@ -26,11 +26,11 @@ async def test_home_lists_the_tasks_and_the_example_sessions(project_root):
         assert {"rmsnorm_residual", "cross_entropy", "gram_syrk", "segmented_scan"} <= set(names)
         sessions = app.screen.query_one("#sessions", DataTable)
         rows = [sessions.get_row_at(i) for i in range(sessions.row_count)]
-        examples = {row[7]: row for row in rows if row[7].startswith("rmsnorm_residual-")}
+        examples = {row[8]: row for row in rows if row[8].startswith("rmsnorm_residual-")}
         assert {GUIDED.name, "rmsnorm_residual-unguided-20261129-153123-0dc8"} <= set(examples)
         guided = examples[GUIDED.name]
         assert guided[1] == "guided L123" and guided[2] == "scripted/scripted"
-        assert guided[3] == "6" and guided[4] == "submitted"
+        assert guided[3] == "6" and guided[4] == "submitted" and guided[6] == "n/a"  # scripted: no price
 
 
 def test_a_summary_comes_from_the_log_alone():

@@ -5,7 +5,7 @@ import json
 import pytest
 from conftest import FIXTURES
 from textual.widgets import Button, DataTable
-from tui_helpers import app_test, wait_until
+from tui_helpers import app_test, choose_provider, wait_until
 
 from workbench.session.log import read_log
 from workbench.session.loop import LoopState
@@ -35,6 +35,7 @@ async def test_interrupt_the_stream_then_take_over_and_submit(app):
         app.screen.query_one("#tasks", DataTable).focus()
         await pilot.press("n")
         await wait_until(pilot, lambda: isinstance(app.screen, NewSessionDialog) and app.screen.query(Button))
+        choose_provider(app, "scripted")
         await pilot.click("#start")
         await wait_until(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.is_mounted)
         screen = app.screen

@@ -3,7 +3,7 @@
 import pytest
 from conftest import FIXTURE_ROOT, FIXTURES
 from textual.widgets import Button, DataTable, TextArea
-from tui_helpers import app_test, wait_until
+from tui_helpers import app_test, choose_provider, wait_until
 
 from workbench.session.log import read_log
 from workbench.session.loop import LoopState
@@ -41,6 +41,7 @@ async def test_a_live_scripted_session_under_the_persons_control(app, tmp_path):
         tasks.focus()
         await pilot.press("n")
         await wait_until(pilot, lambda: isinstance(app.screen, NewSessionDialog) and app.screen.query(Button))
+        choose_provider(app, "scripted")
         await pilot.click("#start")
         await wait_until(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.is_mounted)
         screen = app.screen

@@ -3,10 +3,11 @@ a bad budget or URL is an error in the form, which stays open."""
 
 import pytest
 from conftest import FIXTURES
-from textual.widgets import Button, DataTable, Input, Label
-from tui_helpers import app_test, wait_until
+from textual.widgets import Button, Checkbox, DataTable, Input, Label
+from tui_helpers import app_test, choose_provider, footer_keys, wait_until
 
 from workbench.session.log import read_log
+from workbench.session.loop import LoopState
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs import NewSessionDialog
 from workbench.tui.home import HomeScreen
@@ -36,6 +37,7 @@ async def test_the_form_sets_model_budget_and_base_url(app):
         form.query_one("#model", Input).value = "script-v2"
         form.query_one("#budget", Input).value = "7"
         form.query_one("#base-url", Input).value = "http://127.0.0.1:9/v1"
+        choose_provider(app, "scripted")
         await pilot.click("#start")
         await wait_until(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.is_mounted)
         start = read_log(app.screen.live.folder / "events.jsonl").start
@@ -61,3 +63,24 @@ async def test_a_bad_budget_or_url_keeps_the_form_open_with_an_error(app):
         await wait_until(pilot, lambda: "base URL" in str(error.render()), what="the URL error")
         assert app.screen is form
         assert not list((app.sessions_root).glob("*"))  # nothing was created
+
+
+@app_test
+async def test_start_paused_waits_for_the_first_step(app):
+    """A newcomer steps a demo from turn 1: nothing is asked of the model before s, then exactly one turn runs."""
+    async with app.run_test(size=(160, 48)) as pilot:
+        form = await open_form(pilot, app)
+        choose_provider(app, "scripted")
+        await pilot.click("#paused")
+        assert form.query_one("#paused", Checkbox).value
+        await pilot.click("#start")
+        await wait_until(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.is_mounted)
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.loop.status == LoopState.PAUSED, what="the paused start")
+        await pilot.pause(0.5)
+        assert not any(e.kind == "model_request" for e in read_log(screen.live.folder / "events.jsonl").events)
+        await pilot.press("s")
+        await wait_until(pilot, lambda: screen.progress.turn == 1 and screen.loop.status == LoopState.PAUSED,
+                         what="one stepped turn")  # fmt: skip
+        assert {"space", "s"} <= footer_keys(screen)
+    app.wait_closed()

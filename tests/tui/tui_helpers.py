@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
-from conftest import REPO
+from conftest import FIXTURES, REPO
 from textual.pilot import Pilot
 
 EXAMPLES = REPO / "sessions" / "examples"
@@ -32,3 +34,27 @@ def app_test(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
         asyncio.run(test(*args, **kwargs))  # type: ignore[arg-type]
 
     return run
+
+
+def choose_provider(app: object, name: str) -> None:
+    """In the new-session form on screen, pick a provider (a person drives by default when no key is set)."""
+    from textual.widgets import Select
+
+    app.screen.query_one("#provider", Select).value = name  # type: ignore[attr-defined]
+
+
+def footer_keys(screen: object) -> set[str]:
+    """The keys the footer shows on a screen now (those that mean something in its state)."""
+    active = screen.active_bindings.items()  # type: ignore[attr-defined]
+    return {key for key, bound in active if bound.binding.show and bound.enabled}
+
+
+def slow_script(folder: Path, seconds_per_turn: float = 0.6) -> Path:
+    """The fixture's scale_add script with each turn's text streamed slowly: turns keep coming for a while."""
+    turns = json.loads((FIXTURES / "scripts" / "scale_add.json").read_text())
+    for turn in turns:
+        turn["content"].insert(0, {"type": "text", "text": "x" * 24 * 6})
+        turn["delay_s"] = seconds_per_turn / 6
+    folder.mkdir(exist_ok=True)
+    (folder / "scale_add.json").write_text(json.dumps(turns))
+    return folder

@@ -9,6 +9,11 @@ branch, run and follow a session, a call each.
 - `Session.watch(folder)`: the events of a session another process writes, as they come, never locked;
 - `Session.claim(folder, purpose)`: the lock and the log read under it, to append to a session that ended.
 
+A session a person drives (human mode) is made with `PersonAtKeyboard` as its provider: there is no model, its loop
+waits taken over, and it is logged like any other. It is handed to a model by resuming or branching it with a
+provider; resumed or branched with none named, it stays the person's only where the front end says so (`provider=
+PersonAtKeyboard()`): a headless resume has no one at the keyboard.
+
 What it owns is said here once: the limits and the provider (`specs.py`), the workspace and the writer lock
 (`store.py`'s primitives, which it composes). A new session's provider is made before its folder is, so a
 missing key or script leaves nothing behind; a resume takes the lock before it reads where to go on from.
@@ -20,8 +25,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
-from workbench.agent.provider import Provider
+from workbench.agent.provider import Provider, ProviderError
 from workbench.session.events import Event, ModelResponse, SessionStart
 from workbench.session.headless import run_headless
 from workbench.session.history import SessionState, complete_prefix, complete_turns, effective, rebuild
@@ -43,6 +49,32 @@ from workbench.session.store import (
 from workbench.session.watch import POLL_S, SessionWatch
 from workbench.session.writer import Writer
 from workbench.tasks import Task, load_task
+
+HUMAN = "human"  # the provider name a session driven by a person records
+
+
+class PersonAtKeyboard:
+    """The provider of a session a person drives: no model. Its loop is started taken over and never asks for a
+    turn; were it asked, the session ends on a one-line error instead of waiting for a model that is not there."""
+
+    name = HUMAN
+    model = "person"
+
+    def complete(self, request: object, on_delta: object, cancel: object, on_retry: object = None) -> Any:
+        raise ProviderError("this session is driven by a person: hand it to a model by resuming it with a provider")
+
+
+def _provider(start: SessionStart, given: ProviderSpec | Provider | None, levels: Iterable[int],
+              played: int = 0) -> tuple[Provider, str | None]:  # fmt: skip
+    """The provider a resume or branch goes on with, and its server: one given ready-made, else the recorded one
+    with what the caller names instead. A person's session named by no one is refused: nothing would drive it."""
+    if given is not None and not isinstance(given, ProviderSpec):
+        return given, None
+    spec = ProviderSpec.recorded(start).overridden_by(given)
+    if spec.name == HUMAN:
+        raise SessionUsageError("this session was driven by a person: name a provider to hand it to a model "
+                                "(or open it in the app to go on driving it)")  # fmt: skip
+    return spec.make(start.task, levels, played), spec.base_url
 
 
 @dataclass(frozen=True)
@@ -137,25 +169,25 @@ class Session:
         return cls(setup, folder, log)
 
     @classmethod
-    def resume(cls, folder: Path, provider: ProviderSpec | None = None, by: str | None = None,
+    def resume(cls, folder: Path, provider: ProviderSpec | Provider | None = None, by: str | None = None,
                purpose: str = "resume", tasks_root: Path | None = None) -> Session:  # fmt: skip
         """Go on after the last complete turn of a killed or interrupted session: with its recorded provider and
-        limits unless `provider` names others. SessionBusy (one line naming the holder) while another writer holds
-        it, NotResumable once it ended for good; either way nothing is changed. `by`: what resumes it, where not a
-        person (the bench); `purpose`: what the lock's note says holds it."""
+        limits unless `provider` names others (or is one, made: a person's, PersonAtKeyboard). SessionBusy (one line
+        naming the holder) while another writer holds it, NotResumable once it ended for good; either way nothing is
+        changed. `by`: what resumes it, where not a person (the bench); `purpose`: what the lock's note says holds
+        it."""
         writer, point = claim_resume(folder, purpose)
         with writer.released_on_error():
             start, state = point.start, point.state
-            spec = ProviderSpec.recorded(start).overridden_by(provider)
-            made = spec.make(start.task, start.levels, played=state.responses)
+            made, base_url = _provider(start, provider, start.levels, state.responses)
             setup = SessionSetup(task_of(start, tasks_root), set(start.levels), made, recorded_limits(start),
-                                 start.mode, spec.base_url)  # fmt: skip
+                                 start.mode, base_url)  # fmt: skip
         log = reopen(folder, point, made, writer, by)
         return cls(setup, folder, log, state, torn=point.torn, resumed_from=state.turn)
 
     @classmethod
     def branch(cls, folder: Path, turn: int, levels: Iterable[int] | None = None,
-               provider: ProviderSpec | None = None, root: Path | None = None) -> Session:  # fmt: skip
+               provider: ProviderSpec | Provider | None = None, root: Path | None = None) -> Session:  # fmt: skip
         """A new session under `root` (None: beside its parent) whose history is `folder`'s first `turn` complete
         turns, with the parent's guidance, provider and limits unless `levels` or `provider` name others; a
         scripted provider goes on after the responses the branch inherits. The parent is only read."""
@@ -169,9 +201,8 @@ class Session:
         task = task_of(start)
         chosen = set(start.levels if levels is None else levels)
         _check_guidance(task, chosen)
-        spec = ProviderSpec.recorded(start).overridden_by(provider)
-        made = spec.make(task.name, chosen, played)
-        setup = SessionSetup(task, chosen, made, recorded_limits(start), start.mode, spec.base_url)
+        made, base_url = _provider(start, provider, chosen, played)
+        setup = SessionSetup(task, chosen, made, recorded_limits(start), start.mode, base_url)
         origin = {"session": str(folder), "turn": turn}
         branched, log = create_session(setup, root or folder.resolve().parent, history, parent=origin)
         return cls(setup, branched, log)

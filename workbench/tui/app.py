@@ -1,27 +1,35 @@
-"""WorkbenchApp: the home screen, live sessions and replays; `run_app(argv)` is `workbench` with no command."""
+"""WorkbenchApp: the home screen, live sessions and replays; `run_app(argv)` is `workbench` with no command.
+
+The app holds the sessions it runs (`runs`: they go on when their screen is left, and stop, resumable, when the app
+quits) and those it follows as other processes write them (`follows`)."""
 
 from __future__ import annotations
 
 import argparse
-import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from textual import work
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from workbench.guidance import parse_levels
 from workbench.session.log import LogError
-from workbench.session.service import Session
+from workbench.session.loop import LoopState
+from workbench.session.service import HUMAN, PersonAtKeyboard, Session
 from workbench.session.specs import ProviderSpec, find_script
 from workbench.session.store import sessions_root
 from workbench.tasks import TaskFormatError, load_task
-from workbench.tui.catalog import BUILTIN_SCRIPTS, available_providers
-from workbench.tui.dialogs import NewSessionChoice, NewSessionDialog
+from workbench.tui.catalog import BUILTIN_SCRIPTS, available_providers, hand_over_providers
+from workbench.tui.dialogs import NewSessionChoice, NewSessionDialog, ProviderChoice
+from workbench.tui.follow_screen import FollowScreen
 from workbench.tui.home import HomeScreen
-from workbench.tui.launch import LaunchError, new_session, resume_session
+from workbench.tui.launch import LaunchError, check_provider, hand_over, new_session, resume_session
 from workbench.tui.live_screen import CONTROLS, LiveScreen
 from workbench.tui.replay_screen import ReplayScreen
+from workbench.tui.runs import FollowedRun, LiveRun
+
+HAND_OVER_WAIT_S = 60.0  # for the person's session to end before the model's resume takes it
 
 
 class WorkbenchApp(App[None]):
@@ -35,10 +43,17 @@ class WorkbenchApp(App[None]):
         self.script_dirs = [*(script_dirs or []), BUILTIN_SCRIPTS]
         self.mode = mode
         self.budget = budget
-        self.closers: list[threading.Thread] = []  # live sessions being closed after their screen
+        self.runs: dict[Path, LiveRun] = {}  # the sessions this app writes, by their resolved folder
+        self.follows: dict[Path, FollowedRun] = {}  # sessions other processes write, followed
 
     def on_mount(self) -> None:
         self.push_screen(HomeScreen())
+
+    def on_unmount(self) -> None:
+        for run in self.runs.values():
+            run.stop()  # interrupted, resumable: a session does not outlive the app that writes it
+        for follow in self.follows.values():
+            follow.stop()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -48,7 +63,16 @@ class WorkbenchApp(App[None]):
 
     # -- opening and starting sessions ------------------------------------------------------------
     def open_session(self, folder: Path) -> None:
-        """A saved session in replay (read-only); an unfinished one can be resumed from there (r)."""
+        """A session this app runs: its live screen again. One another process writes: followed live, read-only.
+        Else a replay (read-only); an unfinished one can be resumed from there (r)."""
+        run = self.runs.get(folder.resolve())
+        if run is not None and not run.ended:
+            self.push_screen(LiveScreen(run))
+            return
+        follow = self.follow(folder)
+        if follow is not None:
+            self.push_screen(FollowScreen(follow))
+            return
         try:
             screen = ReplayScreen(folder)
         except (LogError, OSError, KeyError) as exc:
@@ -65,14 +89,11 @@ class WorkbenchApp(App[None]):
             self.notify(str(exc), severity="error")
             return
         providers = available_providers(find_script(task, set(), self.script_dirs) is not None)
-        if not providers:
-            self.notify("no script for this task and no API key set", severity="error")
-            return
 
         def start(choice: NewSessionChoice | None) -> None:
             if choice is not None:
-                self.start_session(task, choice.levels, choice.provider, model=choice.model, budget=choice.budget,
-                                   base_url=choice.base_url)  # fmt: skip
+                self.start_session(task, choice.levels, choice.provider, paused=choice.paused, model=choice.model,
+                                   budget=choice.budget, base_url=choice.base_url)  # fmt: skip
 
         self.push_screen(NewSessionDialog(task, providers, has_guidance, self.budget), start)
 
@@ -81,12 +102,13 @@ class WorkbenchApp(App[None]):
                       base_url: str | None = None) -> LiveScreen | None:  # fmt: skip
         try:
             levels = parse_levels(levels_text) if levels_text else set()
-            provider = ProviderSpec(provider_name, model, base_url, script_dirs=tuple(self.script_dirs))
+            provider = (PersonAtKeyboard() if provider_name == HUMAN else
+                        ProviderSpec(provider_name, model, base_url, script_dirs=tuple(self.script_dirs)))  # fmt: skip
             live = new_session(task, levels, provider, self.mode, self.sessions_root, budget or self.budget)
         except (LaunchError, ValueError, OSError) as exc:
             self.notify(str(exc), severity="error")
             return None
-        return self._go_live(live, paused)
+        return self.go_live(live, paused)
 
     def resume(self, folder: Path) -> None:
         try:
@@ -94,19 +116,80 @@ class WorkbenchApp(App[None]):
         except (LaunchError, LogError, ValueError, OSError) as exc:
             self.notify(str(exc), severity="error")
             return
+        follow = self.follows.pop(folder.resolve(), None)
+        if follow is not None:
+            follow.stop()
         self.pop_screen()
-        self._go_live(live, paused=True)
+        self.go_live(live, paused=True)
 
-    def _go_live(self, live: Session, paused: bool) -> LiveScreen:
-        screen = LiveScreen(live, paused=paused)
-        screen.closers = self.closers
+    def go_live(self, live: Session, paused: bool, note: str | None = None) -> LiveScreen:
+        """Run a session this process writes (on as a background run from now on) and show it."""
+        run = LiveRun(live)
+        self.runs[live.folder.resolve()] = run
+        if note:
+            run.loop.note(note)
+        run.start(paused=paused)
+        screen = LiveScreen(run)
         self.push_screen(screen)
         return screen
 
+    def follow(self, folder: Path) -> FollowedRun | None:
+        """The session followed as another process writes it; None when no other process does (or it ended)."""
+        key = folder.resolve()
+        if key in self.runs:
+            return None
+        follow = self.follows.get(key)
+        if follow is not None and (follow.error or follow.ended or follow.writer() is None):
+            follow.stop()  # done: ended, or its writer is gone (a screen showing it keeps what it read)
+            del self.follows[key]
+            follow = None
+        if follow is None:
+            follow = FollowedRun.if_written_elsewhere(folder)
+            if follow is not None:
+                self.follows[key] = follow
+        return follow
+
+    # -- a person's session handed to a model -----------------------------------------------------
+    def hand_over_providers(self, task: str, levels: set[int]) -> list[str]:
+        return hand_over_providers(find_script(task, levels, self.script_dirs) is not None)
+
+    def hand_over(self, run: LiveRun, choice: ProviderChoice, source: str) -> None:
+        """Resume the person's session with the chosen model. A missing key (or script) says so in one line and
+        the person's session goes on as it was."""
+        start = run.session.start_event
+        spec = ProviderSpec(choice.provider, choice.model, choice.base_url, script_dirs=tuple(self.script_dirs))
+        try:
+            check_provider(spec, start.task, set(start.levels))
+        except LaunchError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.notify(f"handing the session to {choice.provider}…")
+        self._hand_over(run, spec, source)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="hand-over")
+    def _hand_over(self, run: LiveRun, spec: ProviderSpec, source: str) -> None:
+        try:
+            if run.loop.status == LoopState.TAKEN_OVER and source != run.disk_solution():
+                run.loop.human_edit(source)  # what the person typed is theirs, recorded before the model goes on
+            run.stop()
+            if not run.wait_closed(HAND_OVER_WAIT_S):
+                raise LaunchError("the session did not stop in time; try again")
+            session, note = hand_over(run.folder, spec)
+        except (LaunchError, OSError, RuntimeError) as exc:
+            self.call_from_thread(self.notify, f"cannot hand over: {exc}", severity="error")
+            return
+        self.call_from_thread(self._handed_over, run, session, note)
+
+    def _handed_over(self, run: LiveRun, session: Session, note: str) -> None:
+        if isinstance(self.screen, LiveScreen) and self.screen.run is run:
+            self.pop_screen()
+        self.go_live(session, paused=False, note=note)
+
     def wait_closed(self, timeout: float = 30.0) -> None:
         """Wait for the live sessions the app stopped to write their end and close their logs."""
-        for closer in self.closers:
-            closer.join(timeout)
+        for run in list(self.runs.values()):
+            run.stop()
+            run.wait_closed(timeout)
 
 
 def run_app(argv: list[str] | None = None) -> int:

@@ -9,10 +9,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.session.log import LogError
-from workbench.session.service import Session
+from workbench.session.service import HUMAN, Session
 from workbench.session.specs import find_script
+from workbench.tui.timeline import cost_text, ended_with
 
-__all__ = ["SessionSummary", "available_providers", "best_speedups", "find_script", "find_sessions", "summarize"]
+__all__ = [
+    "SessionSummary",
+    "available_providers",
+    "best_speedups",
+    "find_script",
+    "find_sessions",
+    "hand_over_providers",
+    "session_logs",
+    "summarize",
+]
 
 BUILTIN_SCRIPTS = Path(__file__).resolve().parent.parent / "agent" / "scripts"
 PROVIDER_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -32,6 +42,7 @@ class SessionSummary:
     started: float
     best_speedup: float | None
     correct_submissions: int
+    cost: str  # as the app words it: $x, n/a (no priced model), unknown (a server left usage out)
 
     @property
     def ended(self) -> bool:
@@ -60,25 +71,30 @@ def summarize(folder: Path) -> SessionSummary:
         provider=start.provider,
         model=start.model,
         turns=state.turn,
-        outcome=state.end_reason or UNFINISHED,
+        outcome=ended_with(record.effective) or UNFINISHED,
         started=float(start.time),
         best_speedup=state.best_speedup,
         correct_submissions=state.correct_submissions,
+        cost=cost_text(state),
     )
 
 
 def find_sessions(root: Path) -> list[SessionSummary]:
     """Every readable session under root (one folder deep, or two: sessions/examples/<id>), newest first."""
-    if not root.is_dir():
-        return []
-    logs = sorted({*root.glob("*/events.jsonl"), *root.glob("*/*/events.jsonl")})
     found = []
-    for log in logs:
+    for log in sorted(session_logs(root)):
         try:
             found.append(summarize(log.parent))
         except (LogError, OSError):
             continue  # a foreign or broken folder is not a session the app can show
     return sorted(found, key=lambda s: s.started, reverse=True)
+
+
+def session_logs(root: Path) -> set[Path]:
+    """The logs of the sessions under root: one folder deep, or two (sessions/examples/<id>)."""
+    if not root.is_dir():
+        return set()
+    return {*root.glob("*/events.jsonl"), *root.glob("*/*/events.jsonl")}
 
 
 def best_speedups(sessions: Iterable[SessionSummary]) -> dict[tuple[str, str], float]:
@@ -92,7 +108,14 @@ def best_speedups(sessions: Iterable[SessionSummary]) -> dict[tuple[str, str], f
 
 
 def available_providers(has_script: bool, env: Mapping[str, str] | None = None) -> list[str]:
-    """Providers that can start now: scripted where a script exists, a real one where its key is set."""
+    """Providers that can start now, the default first: scripted where a script exists, a real one where its key is
+    set, and always a person (human mode), first when no key is set."""
     env = os.environ if env is None else env
-    names = ["scripted"] if has_script else []
-    return names + [name for name, key in PROVIDER_KEYS.items() if env.get(key)]
+    keyed = [name for name, key in PROVIDER_KEYS.items() if env.get(key)]
+    scripted = ["scripted"] if has_script else []
+    return [*scripted, *keyed, HUMAN] if keyed else [HUMAN, *scripted]
+
+
+def hand_over_providers(has_script: bool) -> list[str]:
+    """What a person's session can be handed to: every model provider (one without its key says so when chosen)."""
+    return [*(["scripted"] if has_script else []), *PROVIDER_KEYS]

@@ -1,4 +1,4 @@
-"""Small modal forms: a note for the agent, and a new session on a task."""
+"""Small modal forms: a note for the agent, a new session on a task, and the model a person hands a session to."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select
+from textual.widgets import Button, Checkbox, Input, Label, Select
 
 
 class NoteDialog(ModalScreen[str | None]):
@@ -35,6 +35,10 @@ class NewSessionChoice:
     model: str | None  # None: the provider's default
     budget: int
     base_url: str | None  # None: the provider's default endpoint
+    paused: bool = False  # start paused: nothing runs before run (space) or step (s)
+
+
+PROVIDER_LABELS = {"human": "you drive (no model)"}
 
 
 class NewSessionDialog(ModalScreen[NewSessionChoice | None]):
@@ -51,10 +55,12 @@ class NewSessionDialog(ModalScreen[NewSessionChoice | None]):
             yield Label(f"New session on [b]{self.task_name}[/b]")
             if self.has_guidance:
                 yield Input(placeholder="guidance levels: L1,L2,L3 or all (empty: unguided)", id="levels")
-            yield Select([(p, p) for p in self.providers], value=self.providers[0], allow_blank=False, id="provider")
+            yield Select([(PROVIDER_LABELS.get(p, p), p) for p in self.providers], value=self.providers[0],
+                         allow_blank=False, id="provider")  # fmt: skip
             yield Input(placeholder="model (empty: the provider's default)", id="model")
             yield Input(str(self.budget), placeholder="turn budget", type="integer", id="budget")
             yield Input(placeholder="base URL (empty: the provider's own endpoint)", id="base-url")
+            yield Checkbox("start paused (space runs, s steps one turn)", id="paused")
             yield Label("", id="form-error")
             with Horizontal(classes="buttons"):
                 yield Button("Start", variant="primary", id="start")
@@ -79,7 +85,50 @@ class NewSessionDialog(ModalScreen[NewSessionChoice | None]):
             model=value("#model") or None,
             budget=int(budget_text),
             base_url=base_url or None,
+            paused=self.query_one("#paused", Checkbox).value,
         ))  # fmt: skip
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+@dataclass(frozen=True)
+class ProviderChoice:
+    provider: str
+    model: str | None  # None: the provider's default
+    base_url: str | None  # None: the provider's default endpoint
+
+
+class HandOverDialog(ModalScreen[ProviderChoice | None]):
+    """The model a session a person drives goes on with."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, providers: list[str]) -> None:
+        super().__init__()
+        self.providers = providers
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("Hand this session to a model (it goes on from here, with your work and notes)")
+            yield Select([(p, p) for p in self.providers], value=self.providers[0], allow_blank=False, id="provider")
+            yield Input(placeholder="model (empty: the provider's default)", id="model")
+            yield Input(placeholder="base URL (empty: the provider's own endpoint)", id="base-url")
+            yield Label("", id="form-error")
+            with Horizontal(classes="buttons"):
+                yield Button("Hand over", variant="primary", id="start")
+                yield Button("Cancel", id="cancel")
+
+    @on(Button.Pressed, "#start")
+    @on(Input.Submitted)
+    def _start(self) -> None:
+        base_url = self.query_one("#base-url", Input).value.strip()
+        if base_url and not base_url.startswith(("http://", "https://")):
+            self.query_one("#form-error", Label).update("[b red]the base URL must start with http:// or https://[/]")
+            return
+        model = self.query_one("#model", Input).value.strip()
+        self.dismiss(ProviderChoice(str(self.query_one("#provider", Select).value), model or None, base_url or None))
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

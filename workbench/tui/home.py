@@ -1,4 +1,5 @@
-"""The home screen: the tasks with the best correct speedups so far, and the saved sessions."""
+"""The home screen: the tasks with the best correct speedups so far, and the saved sessions; those running (in this
+app, or written by another process) shown live: turn, state, best, cost."""
 
 from __future__ import annotations
 
@@ -14,10 +15,16 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from workbench.session.log import LogError
 from workbench.tasks import TaskFormatError, load_task, task_names
-from workbench.tui.catalog import SessionSummary, best_speedups, find_sessions
+from workbench.tui.catalog import UNFINISHED, SessionSummary, best_speedups, find_sessions, session_logs
+from workbench.tui.runs import Feed, FollowedRun, LiveRun
+from workbench.tui.timeline import cost_text
 
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
+
+LIVE_REFRESH_S = 0.5  # running sessions' rows are brought up to date this often
+RESCAN_S = 2.0  # the sessions folder is looked at this often for sessions other processes start
+COLUMNS = ("task", "condition", "model", "turns", "outcome", "best", "cost", "date", "session")
 
 
 class HomeScreen(Screen[None]):
@@ -35,6 +42,8 @@ class HomeScreen(Screen[None]):
         self.sessions: list[SessionSummary] = []
         self.tasks: list[str] = []
         self.marked: list[Path] = []  # at most two sessions, for compare
+        self.live_rows: dict[str, Feed] = {}  # rows of running sessions (by folder) and what feeds them
+        self._logs: set[Path] = set()  # the session logs the table was made from
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -48,17 +57,19 @@ class HomeScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = "D2K Workbench"
         self.query_one("#tasks", DataTable).add_columns("task", "title", "best correct speedup")
-        self.query_one("#sessions", DataTable).add_columns(
-            "task", "condition", "model", "turns", "outcome", "best", "date", "session"
-        )
+        self.columns = dict(zip(COLUMNS, self.query_one("#sessions", DataTable).add_columns(*COLUMNS), strict=True))
         self.action_reload()
         self.query_one("#tasks", DataTable).focus()
+        self.set_interval(LIVE_REFRESH_S, self._refresh_live)
+        self.set_interval(RESCAN_S, self._rescan)
 
     def on_screen_resume(self) -> None:
         self.action_reload()
 
     def action_reload(self) -> None:
-        self.sessions = find_sessions(self._app().sessions_root)
+        root = self._app().sessions_root
+        self._logs = session_logs(root)
+        self.sessions = find_sessions(root)
         self.tasks = task_names()
         best = best_speedups(self.sessions)
         tasks = self.query_one("#tasks", DataTable)
@@ -72,13 +83,50 @@ class HomeScreen(Screen[None]):
             tasks.add_row(name, title, "  ".join(f"{c} {v:.2f}x" for c, v in found) or "–", key=name)
         sessions = self.query_one("#sessions", DataTable)
         sessions.clear()
+        self.live_rows = {}
         for s in self.sessions:
             best_text = f"{s.best_speedup:.2f}x" if s.best_speedup else "–"
             sessions.add_row(s.task, s.condition, f"{s.provider}/{s.model}", str(s.turns), s.outcome, best_text,
-                             s.date, s.session_id, key=str(s.folder))  # fmt: skip
+                             s.cost, s.date, s.session_id, key=str(s.folder))  # fmt: skip
+            feed = self._feed(s)
+            if feed is not None:
+                self.live_rows[str(s.folder)] = feed
+        self._refresh_live()
         listed = {s.folder for s in self.sessions}
         self.marked = [folder for folder in self.marked if folder in listed]
         self._show_marked()
+
+    def _feed(self, summary: SessionSummary) -> Feed | None:
+        """What runs the session now: this app's loop, or another process followed; None when nothing does."""
+        app = self._app()
+        run = app.runs.get(summary.folder.resolve())
+        if run is not None:
+            return None if run.ended else run
+        return app.follow(summary.folder) if summary.outcome == UNFINISHED else None
+
+    def _refresh_live(self) -> None:
+        """The running sessions' rows as their sessions are now; a session that ended (or lost its writer) has its
+        row read again from its log."""
+        if self.app.screen is not self or not self.live_rows:
+            return
+        table = self.query_one("#sessions", DataTable)
+        for key, feed in self.live_rows.items():
+            if isinstance(feed, LiveRun) and feed.ended or isinstance(feed, FollowedRun) and feed.state_text() != (
+                    "running elsewhere"):  # fmt: skip
+                self.action_reload()
+                return
+            progress = feed.progress
+            values = {"turns": str(progress.turn), "outcome": feed.state_text(),
+                      "best": f"{progress.best_speedup:.2f}x" if progress.best_speedup else "–",
+                      "cost": cost_text(progress)}  # fmt: skip
+            for column, value in values.items():
+                if table.get_cell(key, self.columns[column]) != value:
+                    table.update_cell(key, self.columns[column], value)
+
+    def _rescan(self) -> None:
+        """Sessions started meanwhile by other processes are listed (the app's own are listed when they start)."""
+        if self.app.screen is self and session_logs(self._app().sessions_root) != self._logs:
+            self.action_reload()
 
     @on(DataTable.RowSelected, "#sessions")
     def action_open_session(self) -> None:

@@ -1,6 +1,7 @@
 """The app's calls into the Session service: a new session on a task, an unfinished one resumed, a saved one
-branched at a turn. What the service refuses (no key, no script, a busy or ended session, a turn out of range)
-comes back as a LaunchError, one line for a notification; the live screen then runs what these return.
+branched at a turn, a session a person drove handed to a model. What the service refuses (no key, no script, a busy
+or ended session, a turn out of range) comes back as a LaunchError, one line for a notification; the live screen
+then runs what these return.
 
 The app's demo scripts (`script_dirs`) are where a scripted session's script is looked for when none is recorded.
 """
@@ -8,12 +9,14 @@ The app's demo scripts (`script_dirs`) are where a scripted session's script is 
 from __future__ import annotations
 
 import contextlib
+import difflib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from workbench.agent.provider import Provider
+from workbench.session.events import Files
 from workbench.session.log import LogError
-from workbench.session.service import Session
+from workbench.session.service import HUMAN, PersonAtKeyboard, ReadOnlySession, Session
 from workbench.session.specs import ProviderSpec, SessionUsageError, make_limits
 from workbench.session.store import SessionStoreError
 from workbench.session.writer import SessionBusy
@@ -42,12 +45,47 @@ def new_session(task: str, levels: set[int], provider: ProviderSpec | Provider, 
 
 
 def resume_session(folder: Path, script_dirs: Iterable[Path]) -> Session:
-    """Reopen an unfinished or interrupted session after its last complete turn, with its provider."""
+    """Reopen an unfinished or interrupted session after its last complete turn, with its provider (a person's
+    session: the person again)."""
     with _refused_as_launch_error():
-        return Session.resume(folder, ProviderSpec(script_dirs=tuple(script_dirs)), purpose="the workbench app")
+        return Session.resume(folder, _own_provider(folder, script_dirs), purpose="the workbench app")
 
 
 def branch_session(parent: Path, turn: int, root: Path, script_dirs: Iterable[Path]) -> Session:
     """A new session under `root` with `parent`'s first `turn` turns, its provider ready to go on."""
     with _refused_as_launch_error():
-        return Session.branch(parent, turn, provider=ProviderSpec(script_dirs=tuple(script_dirs)), root=root)
+        return Session.branch(parent, turn, provider=_own_provider(parent, script_dirs), root=root)
+
+
+def _own_provider(folder: Path, script_dirs: Iterable[Path]) -> ProviderSpec | Provider:
+    if Session.open(folder).start.provider == HUMAN:
+        return PersonAtKeyboard()  # the app has a person at the keyboard; a headless resume does not
+    return ProviderSpec(script_dirs=tuple(script_dirs))
+
+
+def check_provider(spec: ProviderSpec, task: str, levels: set[int]) -> None:
+    """Make the provider once, to say what is missing (its key, a script) before anything is changed."""
+    with _refused_as_launch_error():
+        spec.make(task, levels)
+
+
+def hand_over(folder: Path, spec: ProviderSpec) -> tuple[Session, str]:
+    """A session a person drove, ended (resumable), resumed with a model; and the note that tells the model what
+    the person did, delivered with its first request."""
+    with _refused_as_launch_error():
+        note = hand_over_note(Session.open(folder))
+        return Session.resume(folder, spec, purpose="the workbench app"), note
+
+
+def hand_over_note(record: ReadOnlySession) -> str:
+    """What the model is told of the person's work: solution.py against the task's template, and their evals."""
+    template = next((e.changed.get("solution.py", "") for e in record.effective if isinstance(e, Files)), "")
+    state = record.state
+    diff = "".join(difflib.unified_diff(template.splitlines(True), state.solution.splitlines(True),
+                                        "solution.py (template)", "solution.py (now)"))  # fmt: skip
+    text = "A person worked on this task before handing it to you"
+    text += f"; solution.py is as they left it:\n```diff\n{diff}```" if diff else " and left solution.py as it was."
+    if state.last_eval is not None:
+        verdict = "correct" if state.last_eval.correct else "not correct"
+        text += f"\nTheir last evaluation found it {verdict}."
+    return text

@@ -1,9 +1,12 @@
-"""A live session: the loop runs in its worker thread; its callbacks come to the UI as messages.
+"""A live session: the loop runs in its worker thread (a `LiveRun`, which goes on when this screen is left); its
+callbacks come to the UI as messages.
 
 The person runs, pauses, steps, interrupts, takes over (the editor becomes editable, or ctrl+e opens
-solution.py in $EDITOR), evaluates and submits (in thread workers), leaves notes, and hands back. Saves of
-solution.py made outside the app are watched: while taken over they are recorded as the person's edit
-and evaluated; while the agent drives they are only pointed out. The UI thread never waits on the loop.
+solution.py in $EDITOR), evaluates and submits (in thread workers), leaves notes, and hands back. In a session a
+person drives from the start (human mode) there is no model: the editor is theirs, and `t` hands the session to a
+model (a resume with a provider). Saves of solution.py made outside the app are watched: while taken over they are
+recorded as the person's edit and evaluated; while the agent drives they are only pointed out. The UI thread never
+waits on the loop.
 """
 
 from __future__ import annotations
@@ -11,23 +14,23 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-import threading
+from typing import TYPE_CHECKING, cast
 
 from textual import on, work
 from textual.app import SuspendNotSupported
 from textual.binding import Binding
 from textual.message import Message
+from textual.widgets import TextArea
 
-from workbench.agent.conversation import Delta
 from workbench.session.events import Event, Files, ToolCall, TurnEnd
-from workbench.session.history import rebuild
-from workbench.session.loop import AgentLoop, LoopCallbacks, LoopState
-from workbench.session.service import Session
-from workbench.tui.dialogs import NoteDialog
-from workbench.tui.session_view import SessionView
+from workbench.session.loop import LoopState
+from workbench.tui.dialogs import HandOverDialog, NoteDialog, ProviderChoice
+from workbench.tui.feed_screen import FeedScreen
+from workbench.tui.runs import LiveRun
 from workbench.tui.workspace_watch import watch_solution
 
-BATCH_S = 0.05  # events from the loop are shown together, at most this late
+if TYPE_CHECKING:
+    from workbench.tui.app import WorkbenchApp
 
 # (action, title, help) for the footer's bindings and the command palette
 CONTROLS = [
@@ -35,20 +38,24 @@ CONTROLS = [
     ("step", "Step", "Run one turn, then pause"),
     ("interrupt", "Interrupt", "Cancel the model call or tool in flight, then pause"),
     ("take_over", "Take over / hand back", "Edit solution.py yourself while the agent waits; again to hand back"),
+    ("hand_over", "Hand to a model", "A session you drive goes on with a model you choose (its key must be set)"),
     ("evaluate", "Evaluate now", "Evaluate the editor's solution.py (while taken over)"),
     ("submit", "Submit", "Record a submission of the editor's solution.py (while taken over)"),
     ("note", "Note for the agent", "A note delivered with the agent's next request"),
     ("external_editor", "Edit in $EDITOR", "Open solution.py in $EDITOR (while taken over); a save is evaluated"),
     ("toggle_folds", "Fold / unfold results", "Show long tool results whole, or folded to their first lines"),
 ]
+AGENT_ONLY = {"run_pause", "step", "interrupt", "take_over"}  # keys that mean nothing without a model
+TAKEN_OVER_ONLY = {"evaluate", "submit", "external_editor"}
 
 
-class LiveScreen(SessionView):
+class LiveScreen(FeedScreen):
     BINDINGS = [
         Binding("space", "run_pause", "Run/pause"),
         Binding("s", "step", "Step"),
         Binding("i", "interrupt", "Interrupt"),
         Binding("t,ctrl+t", "take_over", "Take over/hand back", key_display="t"),
+        Binding("t,ctrl+t", "hand_over", "Hand to a model", key_display="t"),
         Binding("e", "evaluate", "Evaluate"),
         Binding("u", "submit", "Submit"),
         Binding("n", "note", "Note"),
@@ -56,118 +63,80 @@ class LiveScreen(SessionView):
         Binding("ctrl+e", "external_editor", "$EDITOR"),
     ]
 
-    class LoopEvent(Message):
-        def __init__(self, event: Event) -> None:
-            super().__init__()
-            self.event = event
-
-    class LoopDelta(Message):
-        def __init__(self, delta: Delta) -> None:
-            super().__init__()
-            self.delta = delta
-
-    class LoopStateChanged(Message):
-        def __init__(self, state: LoopState) -> None:
-            super().__init__()
-            self.state = state
-
     class OutsideSave(Message):
         """solution.py was written in the workspace (by anyone: the filter is on the UI thread)."""
 
-    def __init__(self, live: Session, paused: bool = False) -> None:
-        super().__init__(live.start_event)
-        self.live = live
-        self.start_paused = paused
+    def __init__(self, run: LiveRun) -> None:
+        super().__init__(run, run.session.start_event)
+        self.run = run
+        self.live = run.session
+        self.loop = run.loop
         self.busy = ""  # what a human worker is doing, shown with the state
-        self.closers: list[threading.Thread] = []  # threads closing the session after the screen
-        callbacks = LoopCallbacks(self._from_loop_event, self._from_loop_delta, self._from_loop_state)
-        self.loop: AgentLoop = live.attach(callbacks)  # started once the screen is up
         self._agent_writing = False  # between the agent's first tool call of a turn and the turn's end
         self._pointed_out = ""  # the outside save last pointed out while the agent drives
-        self._pending: list[Event] = []  # events from the loop not shown yet
+        self._typed: str | None = None  # what the person last typed in the editor
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.sub_title = f"live · {self.live.folder}"
-        self.progress = rebuild(self.live.history)
-        self.transcript.add_events(self.live.history)
-        self.show_solution(self.progress.solution)
-        self.loop.start(paused=self.start_paused)
-        self.refresh_timing()
+        self.sub_title = f"{'you drive' if self.run.human else 'live'} · {self.live.folder}"
+        self.state_changed()
         self.loop.work.mkdir(parents=True, exist_ok=True)
         self.observer = watch_solution(self.loop.work, self._post_outside_save)
 
     def on_unmount(self) -> None:
+        """The session goes on without its screen; what the person typed in the editor is recorded, not lost."""
         self.observer.stop()
-        self.shutdown()
+        typed = self._typed  # the editor is gone by now
+        if typed is not None and self.loop.status == LoopState.TAKEN_OVER and typed != self._disk_solution():
+            try:
+                self.loop.human_edit(typed)
+            except (OSError, RuntimeError):
+                pass  # the loop ended meanwhile: the workspace is as it was last recorded
+        super().on_unmount()
 
-    def shutdown(self) -> threading.Thread:
-        """Stop the loop (the session stays resumable) and close its log once it has ended, in a
-        thread: a tool in flight takes a moment to cancel and the UI does not wait for it."""
-        if self.loop.status != LoopState.FINISHED:
-            self.loop.stop()
-
-        def close() -> None:
-            self.loop.wait()
-            self.live.close()
-
-        closer = threading.Thread(target=close, name="session-close", daemon=True)
-        closer.start()
-        self.closers.append(closer)
-        return closer
+    def show_all(self, events: list[Event]) -> None:
+        super().show_all(events)
+        if self.loop.status == LoopState.TAKEN_OVER:
+            self.show_solution(self._disk_solution())  # the person's, as last saved
 
     def state_label(self) -> str:
-        label = self.loop.status.value
+        label = self.run.state_text()
         return f"{label} · {self.busy}" if self.busy else label
 
-    # -- from the loop's thread, as messages (post_message is thread-safe and does not wait) ---------
-    def _from_loop_event(self, event: Event) -> None:
-        self.post_message(self.LoopEvent(event))
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that mean nothing now are left out of the footer (and do nothing)."""
+        status = self.loop.status
+        if action in AGENT_ONLY:
+            return not self.run.human and status != LoopState.FINISHED
+        if action == "hand_over":
+            return self.run.human and status != LoopState.FINISHED
+        if action in TAKEN_OVER_ONLY:
+            return status == LoopState.TAKEN_OVER
+        return True
 
-    def _from_loop_delta(self, delta: Delta) -> None:
-        self.post_message(self.LoopDelta(delta))
-
-    def _from_loop_state(self, state: LoopState) -> None:
-        self.post_message(self.LoopStateChanged(state))
+    @on(TextArea.Changed, "#editor")
+    def _on_typed(self, event: TextArea.Changed) -> None:
+        if not event.text_area.read_only:
+            self._typed = event.text_area.text
 
     def _post_outside_save(self) -> None:  # from watchdog's thread
         self.post_message(self.OutsideSave())
 
-    @on(LoopEvent)
-    def _on_loop_event(self, message: LoopEvent) -> None:
-        # batched: a fast agent logs events faster than the screen can be laid out once per event
-        self._pending.append(message.event)
-        if len(self._pending) == 1:
-            self.set_timer(BATCH_S, self._flush_events)
-
-    def _flush_events(self) -> None:
-        events, self._pending = self._pending, []
-        if not events:
-            return
+    def shown_events(self, events: list[Event]) -> None:
         for event in events:
-            self.progress.apply(event)
             if isinstance(event, (ToolCall, TurnEnd)):
                 self._agent_writing = isinstance(event, ToolCall)
-        self.transcript.add_events(events)
         solution_changed = any(isinstance(e, Files) and "solution.py" in e.changed for e in events)
         if solution_changed and self.editor.read_only:
             self.show_solution(self.progress.solution)
-        self.refresh_timing()
 
-    @on(LoopDelta)
-    def _on_loop_delta(self, message: LoopDelta) -> None:
-        self.transcript.add_delta(message.delta)
-
-    @on(LoopStateChanged)
-    def _on_loop_state(self, message: LoopStateChanged) -> None:
-        self._flush_events()
-        taken = message.state == LoopState.TAKEN_OVER
+    def state_changed(self) -> None:
+        taken = self.loop.status == LoopState.TAKEN_OVER
         if taken and self.editor.read_only:
             self.show_solution(self._disk_solution())
             self.editor.focus()
         self.editor.read_only = not taken
         self.editor.set_class(taken, "editable")
-        self.refresh_timing()
 
     # -- controls -----------------------------------------------------------------------------------
     def action_run_pause(self) -> None:
@@ -191,6 +160,17 @@ class LiveScreen(SessionView):
         elif self.loop.status != LoopState.FINISHED:
             self.loop.take_over()
             self.notify("taking over after this turn" if self.loop.status == LoopState.RUNNING else "taking over")
+
+    def action_hand_over(self) -> None:
+        """A session the person drives goes on with a model: chosen in a form, checked (its key) before anything
+        changes, then the session is resumed with it. The editor's text is recorded first."""
+        app = cast("WorkbenchApp", self.app)
+
+        def chosen(choice: ProviderChoice | None) -> None:
+            if choice is not None and self.loop.status != LoopState.FINISHED:
+                app.hand_over(self.run, choice, self.editor.text)
+
+        app.push_screen(HandOverDialog(app.hand_over_providers(self.start.task, set(self.start.levels))), chosen)
 
     def action_evaluate(self) -> None:
         if self._require_takeover():
@@ -228,7 +208,7 @@ class LiveScreen(SessionView):
 
     @on(OutsideSave)
     def _on_outside_save(self) -> None:
-        self._flush_events()
+        self.flush_events()
         source = self._disk_solution()
         if self.loop.status == LoopState.TAKEN_OVER:
             if source != self.editor.text:

@@ -82,8 +82,6 @@ class ReplayScreen(SessionView):
     def action_branch(self) -> None:
         """A new live session (paused) with this session's turns up to the cursor's (the last complete
         one when the cursor is on a turn cut short)."""
-        from workbench.tui.live_screen import LiveScreen
-
         app = self._app()
         turn = min(self.cursor, self.record.turns)
         try:
@@ -91,9 +89,7 @@ class ReplayScreen(SessionView):
         except (LaunchError, LogError, ValueError, OSError) as exc:
             self.notify(f"cannot branch: {exc}", severity="error")
             return
-        screen = LiveScreen(live, paused=True)
-        screen.closers = app.closers
-        app.push_screen(screen)
+        app.go_live(live, paused=True)
         self.notify(f"branched at turn {turn}: {live.folder.name} (space: run)")
 
     def _app(self) -> WorkbenchApp:

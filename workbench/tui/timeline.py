@@ -6,7 +6,7 @@ each event as it arrives; replay folds the events up to the cursor's turn. Pure 
 
 from __future__ import annotations
 
-from workbench.session.events import Event
+from workbench.session.events import Event, SessionEnd, SessionResumed
 from workbench.session.history import SessionState
 
 
@@ -25,3 +25,10 @@ def last_turn(events: list[Event]) -> int:
 def up_to_turn(events: list[Event], turn: int) -> list[Event]:
     """The events of turns 0..turn, with what a person did before the next turn began."""
     return [e for e in events if e.turn <= turn]
+
+
+def ended_with(events: list[Event]) -> str | None:
+    """How the session ended; None while it has not. A session resumed after its end (an interrupted one; a person's,
+    ended before any turn, keeps that end in its history) has not ended again yet."""
+    last = next((e for e in reversed(events) if isinstance(e, (SessionEnd, SessionResumed))), None)
+    return last.reason if isinstance(last, SessionEnd) else None
