@@ -8,7 +8,7 @@ Over l1.py:
   BLOCK_N = next_power_of_2(N); short rows (N <= 2048) are packed ROWS to a program as a [ROWS, BLOCK_N] tile
   reduced along axis 1, so each program moves >= 16 KB and the grid is not thousands of tiny programs.
 - L2.2: longer rows keep one program per row but sweep it twice in 8192-column chunks (a running elementwise
-  maximum, then the quantisation), the second sweep served from L2; a row is never split across programs.
+  maximum reduced once, then the quantisation), the second sweep served from L2; a row is never split across programs.
 
 Expected on an H200: faster than l1.py on short rows (fewer, fuller programs) and on the long rows that spilled
 at 4 warps, since this rung runs 8 warps everywhere. Left for L3: warps chosen by row length for 16-byte
