@@ -64,3 +64,25 @@ def test_a_persons_session_branched_to_a_model(fixture_root, tmp_path):
     branch = Session.branch(folder, 0, provider=ProviderSpec("scripted", script=SCRIPT), root=tmp_path / "branches")
     assert branch.start_event.provider == "scripted" and branch.start_event.parent["session"] == str(folder)
     branch.close()
+
+
+def test_workbench_run_human_makes_the_session_and_says_where(fixture_root, tmp_path, capsys):
+    from workbench.cli.main import main
+
+    assert main(["run", "scale_add", "--human", "--sessions", str(tmp_path), "--mode", "interpret"]) == 0
+    printed = capsys.readouterr().out.strip()
+    [folder] = [p.parent for p in tmp_path.glob("*/events.jsonl")]
+    assert printed.startswith(f"session {folder} ") and "then o and r" in printed
+    events = read_log(folder / "events.jsonl").events
+    assert events[0].provider == "human" and not any(e.kind == "session_end" for e in events)
+    again = Session.resume(folder, PersonAtKeyboard())  # the lock was given back: the app can drive it
+    again.close()
+
+
+def test_workbench_run_human_with_a_provider_is_a_usage_error(fixture_root, tmp_path, capsys):
+    from workbench.cli.main import main
+
+    code = main(["run", "scale_add", "--human", "--provider", "scripted", "--sessions", str(tmp_path)])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and "--human is a session with no model" in error and "\n" not in error
+    assert not list(tmp_path.iterdir())

@@ -30,6 +30,8 @@ def add_parsers(sub: Any) -> None:
     run.add_argument("--context-window", type=int, help="tokens the requests are kept inside (default: the model's)")
     scoring_help = "which submission counts: the last one (the paper's rule, default) or the best correct one"
     run.add_argument("--scoring", choices=("final", "best"), default="final", help=scoring_help)
+    run.add_argument("--human", action="store_true", help="a session you drive, with no model: made, its folder "
+                     "printed, then opened in the app (o, then r) to edit, evaluate and submit")  # fmt: skip
 
     resume = sub.add_parser("resume", help="continue a killed or interrupted session from its last complete turn")
     resume.add_argument("session", type=Path)

@@ -25,20 +25,34 @@ from workbench.session.events import (
     event_to_dict,
 )
 from workbench.session.headless import TurnPrinter, reasoning_words, thinking_text
-from workbench.session.loop import LoopCallbacks
-from workbench.session.service import Session
-from workbench.session.specs import make_limits
+from workbench.session.loop import Limits, LoopCallbacks
+from workbench.session.service import PersonAtKeyboard, Session
+from workbench.session.specs import SessionUsageError, make_limits
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def run(args: argparse.Namespace) -> int:
     limits = make_limits(args.budget, args.wall_clock, args.max_cost, args.context_window, args.scoring)
+    if args.human:
+        return _made_for_a_person(args, limits)
     with cli_terms():
         session = Session.new(args.task, levels_of(args.guided), provider_spec(args, default="anthropic"), limits,
                               args.mode, args.sessions)  # fmt: skip
     print(f"session {session.folder}{_settings(session)}", flush=True)
     return _drive(session)
+
+
+def _made_for_a_person(args: argparse.Namespace, limits: Limits) -> int:
+    """A session a person drives: nothing runs headless (no one is at the keyboard); the app drives it."""
+    if args.provider or args.model or args.script:
+        raise SessionUsageError("--human is a session with no model: drop --provider, --model and --script")
+    with cli_terms():
+        session = Session.new(args.task, levels_of(args.guided), PersonAtKeyboard(), limits, args.mode, args.sessions)
+    session.close()
+    print(f"session {session.folder} (you drive it: open it in the app, `workbench --sessions "
+          f"{session.folder.parent}`, then o and r)", flush=True)  # fmt: skip
+    return EXIT_OK
 
 
 def resume(args: argparse.Namespace) -> int:
