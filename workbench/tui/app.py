@@ -11,6 +11,7 @@ from pathlib import Path
 
 from textual import work
 from textual.app import App, SystemCommand
+from textual.binding import Binding
 from textual.screen import Screen
 
 from workbench.guidance import parse_levels
@@ -35,6 +36,10 @@ HAND_OVER_WAIT_S = 60.0  # for the person's session to end before the model's re
 class WorkbenchApp(App[None]):
     CSS_PATH = "workbench.tcss"
     TITLE = "D2K Workbench"
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),  # on every screen (typed as a letter where a text field has the focus)
+        Binding("question_mark", "help", "Keys", key_display="?"),
+    ]
 
     def __init__(self, sessions: Path | None = None, script_dirs: list[Path] | None = None,
                  mode: str | None = None, budget: int = 350) -> None:  # fmt: skip
@@ -54,6 +59,13 @@ class WorkbenchApp(App[None]):
             run.stop()  # interrupted, resumable: a session does not outlive the app that writes it
         for follow in self.follows.values():
             follow.stop()
+
+    def action_help(self) -> None:
+        """The keys of the screen on top, all of them (the footer shows only those that do something now)."""
+        from workbench.tui.help_screen import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

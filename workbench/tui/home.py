@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -34,7 +35,6 @@ class HomeScreen(Screen[None]):
         Binding("c", "mark", "Mark to compare"),
         Binding("C", "compare", "Compare marked"),
         Binding("r", "reload", "Reload"),
-        Binding("q", "app.quit", "Quit"),
     ]
 
     def __init__(self) -> None:
@@ -162,6 +162,11 @@ class HomeScreen(Screen[None]):
         self.app.push_screen(screen)
 
     def _show_marked(self) -> None:
+        table = self.query_one("#sessions", DataTable)
+        for s in self.sessions:  # a marked row carries a check mark in its first cell
+            task = Text(f"✓ {s.task}", style="bold yellow") if s.folder in self.marked else s.task
+            if str(table.get_cell(str(s.folder), self.columns["task"])) != str(task):
+                table.update_cell(str(s.folder), self.columns["task"], task)
         title = self.query_one("#sessions-title", Static)
         names = " ↔ ".join(folder.name for folder in self.marked)
         hint = " (C or enter: compare)" if len(self.marked) == 2 else " (mark one more with c)"

@@ -28,7 +28,7 @@ class ReplayScreen(SessionView):
         Binding("right,right_square_bracket", "move(1)", "Turn +1", key_display="→/]", priority=True),
         Binding("home", "jump(0)", "First", priority=True),
         Binding("end", "jump(-1)", "Last", priority=True),
-        Binding("r", "resume", "Resume live", show=False),
+        Binding("r", "resume", "Resume live"),
         Binding("b", "branch", "Branch here"),
     ]
 
@@ -75,6 +75,11 @@ class ReplayScreen(SessionView):
 
     def action_jump(self, turn: int) -> None:
         self.show_turn(self.last if turn < 0 else turn)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "resume":
+            return self.end_reason in (None, "interrupted")  # offered only where a resume can go on
+        return True
 
     def action_resume(self) -> None:
         self._app().resume(self.folder)
