@@ -88,3 +88,13 @@ def test_a_checker_idle_too_long_is_closed_at_the_next_acquire(task, monkeypatch
     monkeypatch.setenv("WORKBENCH_POOL_TEST", "fresh")
     assert evaluate(task, task.expert_path, FAST).correct
     assert not _wait_gone(old), "the stale checker should have been closed"
+
+
+def test_evals_of_successive_tests_share_a_checker(task, monkeypatch):
+    """pytest names the test in flight in the environment; evals of one test run still share warm checkers."""
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/a.py::test_one (call)")
+    assert evaluate(task, task.expert_path, FAST).correct
+    warm = _pool_processes()
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/a.py::test_two (call)")
+    assert evaluate(task, task.expert_path, FAST).correct
+    assert _pool_processes() == warm, "the second test's eval should reuse the first one's checker"

@@ -242,6 +242,9 @@ def triton_cache_dir(workspace: Path | None, task: Task, solution: Path) -> Path
 def child_environment(mode: str) -> dict[str, str]:
     """The checker's environment: no API keys or other secrets; the package importable; the interpreter set."""
     env = sandbox.without_secrets(os.environ)
+    # Warm checkers are kept per environment (checker_pool); a variable a test runner changes for every test it
+    # runs (pytest names the test in flight) would give each eval a cold checker, and means nothing to one.
+    env.pop("PYTEST_CURRENT_TEST", None)
     package_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
     env["PYTHONUNBUFFERED"] = "1"
