@@ -53,6 +53,8 @@ async def test_a_person_drives_a_task_with_no_script_and_no_key(no_keys, tmp_pat
     app = WorkbenchApp(sessions=tmp_path / "sessions", script_dirs=[tmp_path / "no-scripts"], mode="interpret")
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await start_from_the_form(pilot, app)
+        screen.editor.focus()
+        await pilot.press("escape")  # out of the editor, whose typing takes the letter keys
         keys = footer_keys(screen)
         assert {"e", "u", "n", "t"} <= keys and not {"space", "s", "i"} & keys  # no model: nothing to run or step
         await write_and_evaluate(pilot, screen, KERNEL)
@@ -120,3 +122,25 @@ async def test_a_persons_session_handed_to_a_model_goes_on_with_their_work(no_ke
     assert "A person worked on this task" in delivered.text_for_agent and "triton.cdiv" in delivered.text_for_agent
     assert events[-1].kind == "session_end" and events[-1].reason == "submitted"
     assert any(e.kind == "turn_end" for e in events[first_end:])
+
+
+def test_a_session_handed_to_a_model_is_the_models_when_resumed_again(no_keys, tmp_path):
+    """Resumed or branched from the app after a hand-over, it goes on with the model, not with the person."""
+    from workbench.session.service import PersonAtKeyboard, Session
+    from workbench.session.specs import ProviderSpec, make_limits
+    from workbench.tui.launch import branch_session, hand_over, resume_session
+
+    person = Session.new("scale_add", set(), PersonAtKeyboard(), make_limits(20), "interpret", tmp_path)
+    person.close()
+    again = resume_session(person.folder, [FIXTURES / "scripts"])
+    assert again.setup.provider.name == "human"  # nobody handed it over yet: the person's
+    again.close()
+    model, note = hand_over(person.folder, ProviderSpec("scripted", script=FIXTURES / "scripts" / "scale_add.json"))
+    assert "left solution.py as it was" in note
+    model.close()  # as a kill leaves it: resumed with the model, no end
+    later = resume_session(person.folder, [FIXTURES / "scripts"])
+    assert later.setup.provider.name == "scripted"
+    later.close()
+    branch = branch_session(person.folder, 0, tmp_path / "branches", [FIXTURES / "scripts"])
+    assert branch.setup.provider.name == "scripted"
+    branch.close()

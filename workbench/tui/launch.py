@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from workbench.agent.provider import Provider
-from workbench.session.events import Files
+from workbench.session.events import Files, SessionResumed
 from workbench.session.log import LogError
 from workbench.session.service import HUMAN, PersonAtKeyboard, ReadOnlySession, Session
 from workbench.session.specs import ProviderSpec, SessionUsageError, make_limits
@@ -58,8 +58,14 @@ def branch_session(parent: Path, turn: int, root: Path, script_dirs: Iterable[Pa
 
 
 def _own_provider(folder: Path, script_dirs: Iterable[Path]) -> ProviderSpec | Provider:
-    if Session.open(folder).start.provider == HUMAN:
+    """Who goes on with a session: whoever drove it last (a person's session handed to a model is the model's)."""
+    record = Session.open(folder)
+    resumed = [e for e in record.events if isinstance(e, SessionResumed)]
+    name, model = (resumed[-1].provider, resumed[-1].model) if resumed else (record.start.provider, None)
+    if name == HUMAN:
         return PersonAtKeyboard()  # the app has a person at the keyboard; a headless resume does not
+    if name != record.start.provider:  # handed over: the model it was handed to (its script found again)
+        return ProviderSpec(name, model, script_dirs=tuple(script_dirs))
     return ProviderSpec(script_dirs=tuple(script_dirs))
 
 

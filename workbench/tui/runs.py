@@ -10,6 +10,7 @@ hand a viewer, under one lock, everything so far and then every later event, so 
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from pathlib import Path
 
 from textual.message import Message
@@ -17,7 +18,7 @@ from textual.message_pump import MessagePump
 
 from workbench.agent.conversation import Delta
 from workbench.session.events import Event, LogError, SessionEnd, SessionResumed
-from workbench.session.history import effective, rebuild
+from workbench.session.history import SessionState, effective, rebuild
 from workbench.session.loop import AgentLoop, LoopCallbacks, LoopState
 from workbench.session.service import HUMAN, Session
 from workbench.session.writer import describe, holder
@@ -46,13 +47,12 @@ class FeedReset(Message):
     """What was shown is no longer the session's history (a resume discarded a turn cut short): show it again."""
 
 
-class Feed:
-    """Events kept and folded for whoever views them."""
+class Feed(ABC):
+    """Events kept for whoever views them, and the session's counters (`progress`) for the home screen."""
 
     def __init__(self, folder: Path, events: list[Event]) -> None:
         self.folder = folder
         self.events = events
-        self.progress = rebuild(events)
         self._lock = threading.Lock()
         self._viewer: MessagePump | None = None
 
@@ -71,8 +71,17 @@ class Feed:
     def _add(self, event: Event) -> None:  # any thread
         with self._lock:
             self.events.append(event)
-            self.progress.apply(event)
+            self._fold(event)
             self._tell(FeedEvent(event))
+
+    @abstractmethod
+    def _fold(self, event: Event) -> None:
+        """Count the event in `progress` (under the lock, as each event is kept)."""
+
+    @property
+    @abstractmethod
+    def progress(self) -> SessionState:
+        """The session's counters (turn, best, cost) as they are now."""
 
     def _tell(self, message: Message) -> None:
         viewer = self._viewer
@@ -97,6 +106,14 @@ class LiveRun(Feed):
         self.human = session.setup.provider.name == HUMAN  # a person drives it: no model
         self.loop: AgentLoop = session.attach(LoopCallbacks(self._add, self._delta, self._state))
         self.closed = threading.Event()
+
+    @property
+    def progress(self) -> SessionState:
+        """The loop's own state: its counters are kept as it goes, so nothing is folded twice on the UI's side."""
+        return self.loop.state
+
+    def _fold(self, event: Event) -> None:
+        pass  # the loop counted it already, in its own state
 
     def start(self, paused: bool = False) -> None:
         if self.human:
@@ -144,11 +161,19 @@ class FollowedRun(Feed):
 
     def __init__(self, folder: Path) -> None:
         super().__init__(folder, [])
+        self._progress = SessionState()
         self.error: str | None = None  # why the log could not be followed further
         # not until its first end: a session resumed after it (an interrupted one, a person's) goes on in the log
         self._watch = Session.watch(folder, FOLLOW_POLL_S)
         self._thread = threading.Thread(target=self._follow, name="session-follow", daemon=True)
         self._thread.start()
+
+    @property
+    def progress(self) -> SessionState:
+        return self._progress
+
+    def _fold(self, event: Event) -> None:
+        self._progress.apply(event)
 
     @classmethod
     def if_written_elsewhere(cls, folder: Path) -> FollowedRun | None:
@@ -187,5 +212,5 @@ class FollowedRun(Feed):
     def _refold(self) -> None:
         with self._lock:
             self.events = effective(self.events)
-            self.progress = rebuild(self.events)
+            self._progress = rebuild(self.events)
             self._tell(FeedReset())
