@@ -37,7 +37,9 @@ async def test_help_lists_every_key_of_the_live_screen_and_which_do_nothing_now(
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
         screen = app.start_session("scale_add", "", "scripted", paused=True)
         await wait_until(pilot, lambda: screen.is_mounted and screen.loop.status == LoopState.PAUSED)
-        assert not {"e", "u", "ctrl+e"} & footer_keys(screen)  # nothing to evaluate before taking over
+        assert not {"e", "u", "ctrl+e", "i"} & footer_keys(screen)  # nothing to evaluate or interrupt while paused
+        palette = {command.title for command in app.get_system_commands(screen)}
+        assert {"Step", "Run / pause"} <= palette and not {"Evaluate now", "Hand to a model", "Interrupt"} & palette
         await pilot.press("question_mark")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
         rows = help_rows(app)

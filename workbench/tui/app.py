@@ -71,7 +71,8 @@ class WorkbenchApp(App[None]):
         yield from super().get_system_commands(screen)
         if isinstance(screen, LiveScreen):
             for action, title, help_text in CONTROLS:
-                yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
+                if screen.check_action(action, ()) is not False:  # as the footer: only what does something now
+                    yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
 
     # -- opening and starting sessions ------------------------------------------------------------
     def open_session(self, folder: Path) -> None:

@@ -45,7 +45,6 @@ CONTROLS = [
     ("external_editor", "Edit in $EDITOR", "Open solution.py in $EDITOR (while taken over); a save is evaluated"),
     ("toggle_folds", "Fold / unfold results", "Show long tool results whole, or folded to their first lines"),
 ]
-AGENT_ONLY = {"run_pause", "step", "interrupt", "take_over"}  # keys that mean nothing without a model
 TAKEN_OVER_ONLY = {"evaluate", "submit", "external_editor"}
 
 
@@ -104,15 +103,20 @@ class LiveScreen(FeedScreen):
         return f"{label} · {self.busy}" if self.busy else label
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Keys that mean nothing now are left out of the footer (and do nothing)."""
-        status = self.loop.status
-        if action in AGENT_ONLY:
-            return not self.run.human and status != LoopState.FINISHED
-        if action == "hand_over":
-            return self.run.human and status != LoopState.FINISHED
+        """Keys that do nothing now are left out of the footer (and do nothing); `?` lists them all."""
+        status, agent = self.loop.status, not self.run.human
+        live = status != LoopState.FINISHED
+        allowed = {
+            "run_pause": agent and status in (LoopState.RUNNING, LoopState.PAUSED),
+            "step": agent and status in (LoopState.RUNNING, LoopState.PAUSED),
+            "interrupt": agent and status == LoopState.RUNNING,
+            "take_over": agent and live,
+            "hand_over": not agent and live,
+            "note": live,
+        }
         if action in TAKEN_OVER_ONLY:
             return status == LoopState.TAKEN_OVER
-        return True
+        return allowed.get(action, True)
 
     @on(TextArea.Changed, "#editor")
     def _on_typed(self, event: TextArea.Changed) -> None:
