@@ -21,3 +21,12 @@ def test_a_worker_still_starting_is_closed_at_once(tmp_path):
     assert worker.proc.poll() is not None
     assert not worker.home.exists()
     assert took < 1.0, f"closing a starting worker took {took:.2f} s: it cannot read the quit request yet"
+
+
+def test_a_ready_worker_closed_before_its_eval_quits_cleanly(tmp_path):
+    """A spare that was ready but never given an eval reads the quit request as its first message: it exits with
+    status 0 (it raised KeyError 'inputs' and wrote a traceback to its log)."""
+    worker = Worker(_plan(tmp_path))
+    worker.wait_ready(120)
+    worker.close()
+    assert worker.proc.returncode == 0

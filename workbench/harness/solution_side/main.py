@@ -81,6 +81,8 @@ def serve(sock: socket.socket, mode: str, area: wire.SharedArea | None = None) -
     gc.freeze()  # torch's and Triton's objects out of the collector's reach: a full collection stays short
     wire.send(sock, {"ready": True})
     config, _ = wire.receive(sock)
+    if config.get("op") == "quit":  # a spare closed before it was given an eval (another task's came): no traceback
+        return 0
     inputs_module = _load_module("_task_inputs", Path(config["inputs"]))
     make_inputs = inputs_module.make_inputs
     stub = types.ModuleType("reference")  # any import of `reference` gets a function that refuses to run
