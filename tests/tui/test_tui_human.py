@@ -144,3 +144,29 @@ def test_a_session_handed_to_a_model_is_the_models_when_resumed_again(no_keys, t
     branch = branch_session(person.folder, 0, tmp_path / "branches", [FIXTURES / "scripts"])
     assert branch.setup.provider.name == "scripted"
     branch.close()
+
+
+def test_a_persons_session_compares_with_an_agents(no_keys, tmp_path):
+    """The same summary for both: correct submissions, the turn of the first correct one, tokens, cost."""
+    from workbench.session.service import PersonAtKeyboard, Session
+    from workbench.session.specs import ProviderSpec, make_limits
+    from workbench.tui.comparison import Side
+
+    person = Session.new("scale_add", set(), PersonAtKeyboard(), make_limits(20), "interpret", tmp_path)
+    loop = person.attach()
+    loop.take_over()
+    loop.start(paused=True)
+    while loop.status != LoopState.TAKEN_OVER:
+        loop.wait(0.01)
+    loop.human_edit(KERNEL)
+    assert loop.human_evaluate().correct and loop.human_submit().correct
+    loop.stop()
+    loop.wait(30)
+    person.close()
+    agent = Session.new("scale_add", set(), ProviderSpec("scripted", script=FIXTURES / "scripts" / "scale_add.json"),
+                        make_limits(20), "interpret", tmp_path)  # fmt: skip
+    assert agent.run() == "submitted"
+    ours, theirs = Side.load(person.folder).summary(), Side.load(agent.folder).summary()
+    assert ours["correct"] == "yes (1/1 submissions correct)" and ours["first correct submission"] == "turn 0"
+    assert theirs["correct"] == "yes (1/1 submissions correct)" and theirs["first correct submission"] == "turn 5"
+    assert (ours["condition"], ours["outcome"], ours["cost"]) == ("unguided", "interrupted", "n/a")

@@ -15,7 +15,7 @@ from workbench.session.history import rebuild
 from workbench.session.service import Session
 from workbench.tui.catalog import condition_of
 from workbench.tui.curve import Curve, first_correct_submission, speedup_curve
-from workbench.tui.timeline import cost_text, last_turn, up_to_turn
+from workbench.tui.timeline import cost_text, ended_with, last_turn, up_to_turn
 
 SUMMARY_ROWS = ("condition", "turns", "outcome", "correct", "best speedup", "first correct submission",
                 "tokens in/out/cache", "cost", "JSdesign", "JSimpl")  # fmt: skip
@@ -45,7 +45,7 @@ class Side:
     @property
     def ended(self) -> bool:
         """Ended for good: its log will not grow (an interrupted one may be resumed)."""
-        end = rebuild(self.events).end_reason
+        end = ended_with(self.events)
         return end is not None and end != "interrupted"
 
     @property
@@ -70,7 +70,7 @@ class Side:
         values = {
             "condition": self.condition,
             "turns": str(state.turn),
-            "outcome": state.end_reason or "not ended",
+            "outcome": ended_with(self.events) or "not ended",
             "correct": f"{'yes' if state.correct_submissions else 'no'} ({submissions})",
             "best speedup": best,
             "first correct submission": f"turn {first}" if first is not None else "–",
