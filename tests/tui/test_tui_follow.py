@@ -55,6 +55,7 @@ async def test_a_second_process_session_is_followed_live_as_its_turns_arrive(app
             screen = await follow_it(pilot, app)
             assert screen.editor.read_only and "r" not in footer_keys(screen)  # read-only while its writer runs
             assert "running elsewhere" in screen.query_one("#timing").summary
+            assert f"written by pid {writer.pid}" in screen.sub_title
             opened_at = screen.progress.turn
             await wait_until(pilot, lambda: screen.progress.turn > opened_at, what="a turn arriving")
             await wait_until(pilot, lambda: screen.progress.end is not None, what="the end")

@@ -33,7 +33,8 @@ class FollowScreen(FeedScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.sub_title = f"following · {self.follow.folder}"
+        writer = self.follow.writer()
+        self.sub_title = f"following · {self.follow.folder}" + (f" · written by {writer}" if writer else "")
         self.set_interval(WRITER_CHECK_S, self._check_writer)
 
     def state_label(self) -> str:

@@ -196,11 +196,9 @@ class FollowedRun(Feed):
     def _follow(self) -> None:
         try:
             for event in self._watch:
+                self._add(event)
                 if isinstance(event, SessionResumed) and event.discarded:
-                    self._add(event)
-                    self._refold()
-                else:
-                    self._add(event)
+                    self._refold()  # a turn a kill cut short is gone from the session: show it without
                 if isinstance(event, SessionEnd):
                     self._tell(FeedState())
                     if holder(self.folder) is None:
