@@ -11,20 +11,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.judge.scored import scored_submission
+from workbench.session.eval_marks import interrupted_evals
 from workbench.session.events import (
     EvalResult,
     Event,
-    Interrupt,
     Judgement,
     SessionStart,
     Submission,
     ToolResult,
-    TurnEnd,
 )
 from workbench.session.history import SessionState
 from workbench.session.service import ReadOnlySession
-
-EVAL_TOOLS = ("evaluate", "submit")
 
 
 @dataclass(frozen=True)
@@ -139,24 +136,7 @@ def _close(turn: TurnView | None, turns: list[TurnView], state: SessionState) ->
 
 
 def _evals(events: list[Event], counted: Submission | None) -> list[EvalView]:
-    """Every eval and submission; one is interrupted when the log has an interrupt of the evaluate or submit tool in
-    its turn before it and after the turn's previous eval (the loop logs the interrupt, then the result it got)."""
-    found: list[EvalView] = []
-    pending_interrupt: int | None = None  # the turn of an eval tool's interrupt not yet matched with its result
-    for event in events:
-        if isinstance(event, Interrupt) and event.during == "tool" and event.tool in EVAL_TOOLS:
-            pending_interrupt = event.turn
-        elif isinstance(event, TurnEnd):
-            pending_interrupt = None
-        elif isinstance(event, (EvalResult, Submission)):
-            interrupted = pending_interrupt == event.turn or _says_interrupted(event)
-            pending_interrupt = None
-            found.append(EvalView(event, interrupted, counted is not None and event is counted))
-    return found
-
-
-def _says_interrupted(event: EvalResult | Submission) -> bool:
-    """The harness's own word for an eval it cancelled (an older log may lack the interrupt event)."""
-    result = event.result
-    texts = [result.get("error")] + [w.get("error") for w in result.get("workloads") or [] if isinstance(w, dict)]
-    return any(isinstance(t, str) and t.startswith("interrupted") for t in texts)
+    """Every eval and submission, the interrupted ones marked (session/eval_marks.py)."""
+    interrupted = interrupted_evals(events)
+    return [EvalView(event, id(event) in interrupted, counted is not None and event is counted)
+            for event in events if isinstance(event, (EvalResult, Submission))]  # fmt: skip

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from workbench.session.eval_marks import interrupted_evals
 from workbench.session.events import EvalResult, Event, Submission
 
 
@@ -13,8 +14,9 @@ class TurnMark:
 
     turn: int
     best: float | None  # the best correct speedup of turns 1..turn; None while none was measured
-    correct: bool | None  # whether the turn's last eval was correct; None: no eval this turn
+    correct: bool | None  # whether the turn's last eval was correct; None: no eval this turn, or it was interrupted
     submitted: bool  # a submission was recorded this turn
+    interrupted: bool = False  # the turn's last eval was interrupted by a person: no verdict on the solution
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,7 @@ def speedup_curve(events: list[Event]) -> Curve:
     """The best correct speedup so far at each turn, with each turn's correctness and submissions."""
     last = max((e.turn for e in events), default=0)
     evals = [e for e in events if isinstance(e, (EvalResult, Submission))]
+    interrupted = interrupted_evals(events)
     marks, best = [], None
     for turn in range(1, last + 1):
         mine = [e for e in evals if e.turn == turn]
@@ -45,9 +48,10 @@ def speedup_curve(events: list[Event]) -> Curve:
             speedup = event.correct_speedup
             if speedup is not None:
                 best = max(best or 0.0, speedup)
-        correct = mine[-1].correct if mine else None
+        cut = bool(mine) and id(mine[-1]) in interrupted
+        correct = mine[-1].correct if mine and not cut else None
         submitted = any(isinstance(e, Submission) for e in mine)
-        marks.append(TurnMark(turn, best, correct, submitted))
+        marks.append(TurnMark(turn, best, correct, submitted, cut))
     return Curve(marks, timed=any(_measured(e) for e in evals))
 
 

@@ -29,6 +29,7 @@ class Column:
     best: float | None
     correct: bool | None
     submitted: bool
+    interrupted: bool = False
 
 
 def columns(marks: list[TurnMark], width: int) -> list[Column]:
@@ -40,7 +41,8 @@ def columns(marks: list[TurnMark], width: int) -> list[Column]:
         group = marks[start : start + step]
         verdicts = [m.correct for m in group if m.correct is not None]
         correct = any(verdicts) if verdicts else None
-        found.append(Column(group[0].turn, group[-1].turn, group[-1].best, correct, any(m.submitted for m in group)))
+        found.append(Column(group[0].turn, group[-1].turn, group[-1].best, correct, any(m.submitted for m in group),
+                            any(m.interrupted for m in group)))  # fmt: skip
     return found
 
 
@@ -48,8 +50,8 @@ def _cell(column: Column, timed: bool, top: float) -> Text:
     if timed and column.best is not None:
         level = min(len(BLOCKS) - 1, int(column.best / top * (len(BLOCKS) - 1) + 0.5)) if top > 0 else 0
         return Text(BLOCKS[level], "green")
-    if column.correct is None:
-        return Text("·", "dim")
+    if column.correct is None:  # no verdict: no eval, or one a person interrupted (not the solution's failure)
+        return Text("‖", "yellow") if column.interrupted else Text("·", "dim")
     return Text("✓", "green") if column.correct else Text("✗", "red")
 
 
