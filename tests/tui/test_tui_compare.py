@@ -2,7 +2,6 @@
 
 import json
 import shutil
-import time
 
 import pytest
 from conftest import REPO
@@ -162,20 +161,3 @@ async def test_branching_a_session_whose_provider_has_no_key_shows_an_error(proj
         await wait_until(pilot, lambda: any("cannot branch" in n.message for n in app._notifications))
         assert isinstance(app.screen, ReplayScreen)
     assert sorted(p.name for p in root.iterdir()) == ["examples"]
-
-
-def test_compare_screen_snapshot(project_root, snap_compare, monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    app = WorkbenchApp(sessions=EXAMPLES)
-
-    async def at_turn_two(pilot):
-        await open_compare(pilot, app)
-        await pilot.press("home", "right", "right")
-        await pilot.pause()
-
-    try:
-        assert snap_compare(app, run_before=at_turn_two, terminal_size=(140, 40))
-    finally:
-        monkeypatch.undo()
-        time.tzset()

@@ -1,17 +1,23 @@
-"""Snapshots of the home and replay screens (pytest-textual-snapshot; `--snapshot-update` to accept)."""
+"""Snapshots of the home, live session, replay and compare screens at three terminal sizes.
+
+pytest-textual-snapshot; `--snapshot-update` to accept. The sizes are a wide screen, a common window and the
+smallest terminal the app supports: each screen must stay readable (no number cut, every panel shown) at all three.
+"""
 
 import time
 from pathlib import Path
 
 import pytest
 from conftest import REPO
-from tui_helpers import EXAMPLES, GUIDED, wait_until
+from tui_helpers import EXAMPLES, GUIDED, UNGUIDED, wait_until
 
 from workbench.tui.app import WorkbenchApp
+from workbench.tui.compare_screen import CompareScreen
 from workbench.tui.home import HomeScreen
 from workbench.tui.replay_screen import ReplayScreen
 
-SIZE = (140, 40)
+SIZES = [(200, 55), (120, 40), (80, 24)]
+sizes = pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
 
 
 @pytest.fixture
@@ -24,14 +30,16 @@ def app(monkeypatch):
     time.tzset()
 
 
-def test_home_screen(app, snap_compare):
+@sizes
+def test_home_screen(app, snap_compare, size):
     async def loaded(pilot):
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.sessions)
 
-    assert snap_compare(app, run_before=loaded, terminal_size=SIZE)
+    assert snap_compare(app, run_before=loaded, terminal_size=size)
 
 
-def test_replay_at_turn_three(app, snap_compare):
+@sizes
+def test_replay_at_turn_three(app, snap_compare, size):
     async def at_turn_three(pilot):
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
         app.open_session(GUIDED)
@@ -39,7 +47,7 @@ def test_replay_at_turn_three(app, snap_compare):
         await pilot.press("home", "right", "right", "right")
         await pilot.pause()
 
-    assert snap_compare(app, run_before=at_turn_three, terminal_size=SIZE)
+    assert snap_compare(app, run_before=at_turn_three, terminal_size=size)
 
 
 @pytest.fixture
@@ -57,7 +65,8 @@ def live_app(fixture_root, tmp_path, monkeypatch):
     app.wait_closed()
 
 
-def test_live_session_after_two_steps(live_app, snap_compare):
+@sizes
+def test_live_session_after_two_steps(live_app, snap_compare, size):
     """The session screen of a live scripted session, paused after two stepped turns (an edit and an eval)."""
     from workbench.session.loop import LoopState
     from workbench.tui.live_screen import LiveScreen
@@ -71,4 +80,18 @@ def test_live_session_after_two_steps(live_app, snap_compare):
             await wait_until(pilot, lambda t=turn: screen.progress.turn >= t and screen.loop.status == LoopState.PAUSED)
         await pilot.pause(0.3)  # the batched loop events reach the transcript
 
-    assert snap_compare(live_app, run_before=two_steps, terminal_size=SIZE)
+    assert snap_compare(live_app, run_before=two_steps, terminal_size=size)
+
+
+@sizes
+def test_compare_at_turn_two(app, snap_compare, size):
+    """Two example sessions side by side at turn 2: the summary, the plot, both transcripts and the diff."""
+
+    async def at_turn_two(pilot):
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.sessions)
+        app.push_screen(CompareScreen(GUIDED, UNGUIDED))
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.query("#diff"))
+        await pilot.press("home", "right", "right")
+        await pilot.pause()
+
+    assert snap_compare(app, run_before=at_turn_two, terminal_size=size)

@@ -36,6 +36,8 @@ HAND_OVER_WAIT_S = 60.0  # for the person's session to end before the model's re
 class WorkbenchApp(App[None]):
     CSS_PATH = "workbench.tcss"
     TITLE = "D2K Workbench"
+    # the screen's class by terminal width: workbench.tcss stacks panels and tightens the footer when narrow
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-normal"), (160, "-wide")]
     BINDINGS = [
         Binding("q", "quit", "Quit"),  # on every screen (typed as a letter where a text field has the focus)
         Binding("question_mark", "help", "Keys", key_display="?"),

@@ -48,17 +48,18 @@ class CompareScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="compare-top"):
-            yield DataTable(id="compare-summary", cursor_type="none", zebra_stripes=True)
-            yield Static("", id="compare-plot")
-        yield Static("", id="cursor-bar")
-        with Horizontal(id="compare-body"):
-            for i, side in enumerate(self.sides):
-                with Vertical(classes="compare-side"):
-                    yield Static(f"{'AB'[i]}: {side.session_id}", classes="side-title")
-                    yield Transcript(id=f"transcript-{'ab'[i]}")
-            with VerticalScroll(id="compare-diff"):
-                yield Static("", id="diff")
+        with Vertical(id="compare-main"):  # scrolls on a narrow terminal, where the panels stack
+            with Horizontal(id="compare-top"):
+                yield DataTable(id="compare-summary", cursor_type="none", zebra_stripes=True)
+                yield Static("", id="compare-plot")
+            yield Static("", id="cursor-bar")
+            with Horizontal(id="compare-body"):
+                for i, side in enumerate(self.sides):
+                    with Vertical(classes="compare-side"):
+                        yield Static(f"{'AB'[i]}: {side.session_id}", classes="side-title")
+                        yield Transcript(id=f"transcript-{'ab'[i]}")
+                with VerticalScroll(id="compare-diff"):
+                    yield Static("", id="diff")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -100,7 +101,7 @@ class CompareScreen(Screen[None]):
         self.diff_text = solution_diff(a.solution_at(self.cursor), b.solution_at(self.cursor), "A", "B")
         shown: Syntax | Text
         if self.diff_text:
-            shown = Syntax(self.diff_text, "diff", theme="monokai", background_color="default")
+            shown = Syntax(self.diff_text, "diff", theme="monokai", background_color="default", word_wrap=True)
         else:
             shown = Text(f"solution.py is the same in A and B at turn {self.cursor}", style="dim")
         self.query_one("#diff", Static).update(shown)

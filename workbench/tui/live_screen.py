@@ -50,14 +50,15 @@ TAKEN_OVER_ONLY = {"evaluate", "submit", "external_editor"}
 
 class LiveScreen(FeedScreen):
     BINDINGS = [
+        # the footer shows keys in this order and cuts the rest on a narrow terminal: the most used first
         Binding("space", "run_pause", "Run/pause"),
         Binding("s", "step", "Step"),
-        Binding("i", "interrupt", "Interrupt"),
-        Binding("t,ctrl+t", "take_over", "Take over/hand back", key_display="t"),
-        Binding("t,ctrl+t", "hand_over", "Hand to a model", key_display="t"),
         Binding("e", "evaluate", "Evaluate"),
         Binding("u", "submit", "Submit"),
         Binding("n", "note", "Note"),
+        Binding("t,ctrl+t", "take_over", "Take over/hand back", key_display="t"),
+        Binding("t,ctrl+t", "hand_over", "Hand to a model", key_display="t"),
+        Binding("i", "interrupt", "Interrupt"),
         Binding("f", "toggle_folds", "Fold/unfold"),
         Binding("ctrl+e", "external_editor", "$EDITOR"),
     ]
