@@ -31,10 +31,14 @@ def wait_for(text: str, timeout: float = 60.0) -> str:
     raise AssertionError(f"{text!r} never appeared; the screen:\n{screen()}")
 
 
-@pytest.fixture
-def app():
+@pytest.fixture(params=[(160, 45), (120, 40)], ids=lambda size: f"{size[0]}x{size[1]}")
+def app(request):
+    """The app in a tmux pane of a wide terminal and of a common window's size."""
+    width, height = request.param
     command = f"cd {REPO} && WORKBENCH_SESSIONS={REPO / 'sessions'} {sys.executable} -m workbench; sleep 30"
-    tmux("new-session", "-d", "-s", "wb", "-x", "160", "-y", "45", command)
+    tmux("new-session", "-d", "-s", "wb", "-x", str(width), "-y", str(height), command)
+    # a detached session is sometimes made at tmux's default 80x24 whatever -x/-y say: set the size again
+    tmux("resize-window", "-t", "wb", "-x", str(width), "-y", str(height))
     yield
     tmux("kill-server")
 
