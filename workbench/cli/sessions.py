@@ -142,17 +142,8 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def eval_lines(event: EvalResult) -> list[str]:
-    """An evaluation, every workload of it (a failing second workload is not hidden behind a passing first)."""
-    result = event.result
+    """An evaluation as its turn saw it: the summary the loop wrote with it (eval_feedback.compact_eval: every
+    workload's verdict, times, worst element or error), under a line that says who ran it."""
     verdict = "CORRECT" if event.correct else "NOT CORRECT"
-    if result.get("error"):
-        verdict += f" ({str(result['error'])[:200]})"
-    lines = [f"[{event.turn:>3}] eval by {event.by}: {verdict}"]
-    for w in result.get("workloads") or []:
-        state = "correct" if w.get("correct") else (w.get("failure") or "not correct")
-        latency = (w.get("latency_ms") or {}).get("median")
-        figures = f" {latency * 1e3:.1f} us" if isinstance(latency, (int, float)) else ""
-        figures += f" {w['speedup']:.2f}x" if isinstance(w.get("speedup"), (int, float)) else ""
-        error = f": {str(w['error'])[:200]}" if w.get("error") else ""
-        lines.append(f"        {w.get('name')}: {state}{figures}{error}")
-    return lines
+    header = f"[{event.turn:>3}] eval by {event.by}: {verdict}"
+    return [header] + [f"        {line}" for line in event.summary.splitlines()]
