@@ -84,3 +84,10 @@ async def test_start_paused_waits_for_the_first_step(app):
                          what="one stepped turn")  # fmt: skip
         assert {"space", "s"} <= footer_keys(screen)
     app.wait_closed()
+
+
+def test_both_forms_refuse_a_base_url_that_is_not_http_in_the_same_words():
+    from workbench.tui.dialogs import base_url_error
+
+    assert base_url_error("localhost:8000/v1") == "the base URL must start with http:// or https://"
+    assert base_url_error("http://localhost:8000/v1") is None and base_url_error("") is None

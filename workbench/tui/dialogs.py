@@ -28,6 +28,13 @@ class NoteDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+def base_url_error(base_url: str) -> str | None:
+    """Why a server address typed into a form cannot be used (None: it can, or none was typed)."""
+    if base_url and not base_url.startswith(("http://", "https://")):
+        return "the base URL must start with http:// or https://"
+    return None
+
+
 @dataclass(frozen=True)
 class NewSessionChoice:
     levels: str  # as typed: "L1,L2", "all" or "" (unguided)
@@ -74,8 +81,8 @@ class NewSessionDialog(ModalScreen[NewSessionChoice | None]):
         error = None
         if not budget_text.isdigit() or int(budget_text) < 1:
             error = "the turn budget must be a whole number of turns, 1 or more"
-        elif base_url and not base_url.startswith(("http://", "https://")):
-            error = "the base URL must start with http:// or https://"
+        else:
+            error = base_url_error(base_url)
         if error:
             self.query_one("#form-error", Label).update(f"[b red]{error}[/]")
             return
@@ -124,8 +131,9 @@ class HandOverDialog(ModalScreen[ProviderChoice | None]):
     @on(Input.Submitted)
     def _start(self) -> None:
         base_url = self.query_one("#base-url", Input).value.strip()
-        if base_url and not base_url.startswith(("http://", "https://")):
-            self.query_one("#form-error", Label).update("[b red]the base URL must start with http:// or https://[/]")
+        error = base_url_error(base_url)
+        if error:
+            self.query_one("#form-error", Label).update(f"[b red]{error}[/]")
             return
         model = self.query_one("#model", Input).value.strip()
         self.dismiss(ProviderChoice(str(self.query_one("#provider", Select).value), model or None, base_url or None))
