@@ -333,3 +333,23 @@ def test_tolist_of_gpu_offsets_counts_each_element_once():
     assert bounds[-1] == 128 * 32
     with pytest.raises(ForbiddenCall, match="read into Python"), guard():
         torch.arange(READ_BUDGET + 1, device="cuda").tolist()
+
+
+def test_a_tensor_subclass_cannot_run_its_hook_where_the_guard_does_not_look():
+    """A subclass's __torch_function__ runs inside the guard's own handler, with the guard's function mode off: there
+    it read the task's data with numpy() (and, inside a tolist(), copied it from the GPU uncounted)."""
+    data = torch.randn(100_000)
+    seen = []
+
+    class Peeking(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(float(data.numpy().sum()))
+            with torch._C.DisableTorchFunctionSubclass():
+                return func(*args, **(kwargs or {}))
+
+    with pytest.raises(ForbiddenCall, match="subclass"), guard():
+        torch.arange(3).as_subclass(Peeking).view(-1)
+    assert seen == []
+    with guard():  # plain tensors pass as before
+        torch.arange(3).view(-1).tolist()

@@ -194,6 +194,10 @@ class _ForbiddenFunctions(TorchFunctionMode):
             name = self.guard.forbidden.get(func)
             if name is not None:
                 self.guard.record(f"forbidden call {name}")
+            if any(t is not torch.Tensor for t in types):
+                # A subclass's own __torch_function__ would run next, inside this handler, where this mode is off:
+                # its Python could read task data (numpy(), a copy to the host) that no check here would see
+                self.guard.record("a torch.Tensor subclass with its own hooks ran in solution(): only plain tensors")
             if self._check_round_trip(getattr(func, "__name__", ""), args, kwargs or {}):
                 # `tolist()` of a GPU tensor copies it to the host first: the elements are counted here, once, and
                 # not again as that copy (which counted 129 offsets as 258 and refused a grouped GEMM's schedule)
