@@ -70,9 +70,11 @@ def test_pause_takes_effect_after_the_current_turn(make_loop):  # noqa: F811
 def test_interrupt_during_the_model_stream_keeps_a_valid_conversation(make_loop):  # noqa: F811
     slow = ScriptedTurn([text("x" * 2000)], delay_s=0.05)
     loop, folder, rec = make_loop([slow, ScriptedTurn([text("done")])])
-    loop.start()
     deltas = threading.Event()
+    # set before start: on a loaded machine the loop can read its callbacks and stream the whole slow turn before
+    # a hook set after start() takes effect, and the interrupt would then land after the stream
     loop.callbacks.on_delta = lambda d: deltas.set()
+    loop.start()
     assert deltas.wait(30)
     loop.interrupt()
     event = rec.wait_for(lambda e: e.kind == "interrupt")

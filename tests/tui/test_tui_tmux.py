@@ -35,9 +35,11 @@ def wait_for(text: str, timeout: float = 60.0) -> str:
 def app(request):
     """The app in a tmux pane of a wide terminal and of a common window's size."""
     width, height = request.param
-    command = f"cd {REPO} && WORKBENCH_SESSIONS={REPO / 'sessions'} {sys.executable} -m workbench; sleep 30"
-    tmux("new-session", "-d", "-s", "wb", "-x", str(width), "-y", str(height), command)
-    # a detached session is sometimes made at tmux's default 80x24 whatever -x/-y say: set the size again
+    # a detached session is sometimes made at tmux's default 80x24 whatever -x/-y say, and a resize that lands
+    # while the app starts can leave it drawn at the old size: the pane waits for its size before starting the app
+    wait_size = f'until [ "$(stty size)" = "{height} {width}" ]; do sleep 0.1; done'
+    app = f"cd {REPO} && WORKBENCH_SESSIONS={REPO / 'sessions'} {sys.executable} -m workbench; sleep 30"
+    tmux("new-session", "-d", "-s", "wb", "-x", str(width), "-y", str(height), f"{wait_size}; {app}")
     tmux("resize-window", "-t", "wb", "-x", str(width), "-y", str(height))
     yield
     tmux("kill-server")
