@@ -56,7 +56,8 @@ async def test_a_person_drives_a_task_with_no_script_and_no_key(no_keys, tmp_pat
         screen.editor.focus()
         await pilot.press("escape")  # out of the editor, whose typing takes the letter keys
         keys = footer_keys(screen)
-        assert {"e", "u", "n", "t"} <= keys and not {"space", "s", "i"} & keys  # no model: nothing to run or step
+        assert {"e", "u", "n", "t"} <= keys and not {"space", "s"} & keys  # no model: nothing to run or step
+        assert screen.active_bindings["i"].binding.action == "edit"  # back into the editor, nothing to interrupt
         await write_and_evaluate(pilot, screen, KERNEL)
         await pilot.press("u")
         await wait_until(pilot, lambda: any(e.kind == "submission" for e in screen.transcript.shown),

@@ -11,6 +11,7 @@ from workbench.session.events import SessionStart
 from workbench.session.service import Session
 from workbench.tui.feed_screen import FeedScreen
 from workbench.tui.runs import FollowedRun
+from workbench.tui.session_view import VIEW_KEYS
 
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
@@ -22,6 +23,7 @@ class FollowScreen(FeedScreen):
     BINDINGS = [
         Binding("f", "toggle_folds", "Fold/unfold"),
         Binding("r", "resume", "Resume here"),
+        *VIEW_KEYS,
     ]
 
     def __init__(self, follow: FollowedRun) -> None:

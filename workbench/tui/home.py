@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from workbench.session.log import LogError
 from workbench.tasks import TaskFormatError, load_task, task_names
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 LIVE_REFRESH_S = 0.5  # running sessions' rows are brought up to date this often
 RESCAN_S = 2.0  # the sessions folder is looked at this often for sessions other processes start
+TASKS_TITLE = "Tasks — best correct speedup so far, per condition"
 COLUMNS = ("task", "condition", "model", "turns", "outcome", "best", "cost", "date", "session")
 
 
@@ -35,12 +36,18 @@ class HomeScreen(Screen[None]):
         Binding("c", "mark", "Mark to compare"),
         Binding("C", "compare", "Compare marked"),
         Binding("r", "reload", "Reload"),
+        Binding("slash", "filter", "Filter", key_display="/"),
+        Binding("escape", "clear_filter", "Clear filter"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
-        self.sessions: list[SessionSummary] = []
+        self.sessions: list[SessionSummary] = []  # the rows shown, in order (those the filter lets through)
         self.tasks: list[str] = []
+        self.all_sessions: list[SessionSummary] = []
+        self.titles: dict[str, str] = {}  # every task's title, by name
+        self.filter_text = ""
+        self._sessions_shown = ""  # how many sessions the filter shows, for the sessions' title
         self.marked: list[Path] = []  # at most two sessions, for compare
         self.live_rows: dict[str, Feed] = {}  # rows of running sessions (by folder) and what feeds them
         self._logs: set[Path] = set()  # the session logs the table was made from
@@ -48,7 +55,8 @@ class HomeScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="home-body"):
-            yield Static("Tasks — best correct speedup so far, per condition", classes="table-title")
+            yield FilterInput(placeholder="filter tasks and sessions (enter: to the list, esc: clear)", id="filter")
+            yield Static(TASKS_TITLE, id="tasks-title", classes="table-title")
             yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
             yield Static("Sessions", id="sessions-title", classes="table-title")
             yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
@@ -69,18 +77,26 @@ class HomeScreen(Screen[None]):
     def action_reload(self) -> None:
         root = self._app().sessions_root
         self._logs = session_logs(root)
-        self.sessions = find_sessions(root)
-        self.tasks = task_names()
-        best = best_speedups(self.sessions)
+        self.all_sessions = find_sessions(root)
+        self.titles = {}
+        for name in task_names():
+            try:
+                self.titles[name] = load_task(name).title
+            except TaskFormatError as exc:
+                self.titles[name] = f"(cannot load: {exc})"
+        self._fill()
+
+    def _fill(self) -> None:
+        """Both tables from what was last read, only the rows the filter lets through."""
+        words = self.filter_text.lower()
+        self.tasks = [name for name, title in self.titles.items() if words in f"{name} {title}".lower()]
+        self.sessions = [s for s in self.all_sessions if words in _row_text(s).lower()]
+        best = best_speedups(self.all_sessions)
         tasks = self.query_one("#tasks", DataTable)
         tasks.clear()
         for name in self.tasks:
-            try:
-                title = load_task(name).title
-            except TaskFormatError as exc:
-                title = f"(cannot load: {exc})"
             found = sorted((cond, value) for (task, cond), value in best.items() if task == name)
-            tasks.add_row(name, title, "  ".join(f"{c} {v:.2f}x" for c, v in found) or "–", key=name)
+            tasks.add_row(name, self.titles[name], "  ".join(f"{c} {v:.2f}x" for c, v in found) or "–", key=name)
         sessions = self.query_one("#sessions", DataTable)
         sessions.clear()
         self.live_rows = {}
@@ -92,9 +108,41 @@ class HomeScreen(Screen[None]):
             if feed is not None:
                 self.live_rows[str(s.folder)] = feed
         self._refresh_live()
-        listed = {s.folder for s in self.sessions}
+        listed = {s.folder for s in self.all_sessions}
         self.marked = [folder for folder in self.marked if folder in listed]
+        shown = f" · filter “{self.filter_text}”: {{}} of {{}}" if self.filter_text else ""
+        self.query_one("#tasks-title", Static).update(TASKS_TITLE + shown.format(len(self.tasks), len(self.titles)))
+        self._sessions_shown = shown.format(len(self.sessions), len(self.all_sessions))
         self._show_marked()
+
+    # -- the filter ---------------------------------------------------------------------------------
+    def action_filter(self) -> None:
+        """/ opens the filter (or goes back to it): rows of both lists that contain what is typed, any case."""
+        field = self.query_one("#filter", FilterInput)
+        field.display = True
+        field.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":
+            return bool(self.filter_text) or self.query_one("#filter").display
+        return True
+
+    def action_clear_filter(self) -> None:
+        field = self.query_one("#filter", FilterInput)
+        field.value = ""  # its Changed message shows every row again
+        field.display = False
+        self.query_one("#tasks", DataTable).focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.filter_text = event.value.strip()
+        self._fill()
+        self.refresh_bindings()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self) -> None:
+        tasks, sessions = self.query_one("#tasks", DataTable), self.query_one("#sessions", DataTable)
+        (sessions if sessions.row_count and not tasks.row_count else tasks).focus()
 
     def _feed(self, summary: SessionSummary) -> Feed | None:
         """What runs the session now: this app's loop, or another process followed; None when nothing does."""
@@ -170,7 +218,7 @@ class HomeScreen(Screen[None]):
         title = self.query_one("#sessions-title", Static)
         names = " ↔ ".join(folder.name for folder in self.marked)
         hint = " (C or enter: compare)" if len(self.marked) == 2 else " (mark one more with c)"
-        title.update(f"Sessions · marked: {names}{hint}" if self.marked else "Sessions")
+        title.update((f"Sessions · marked: {names}{hint}" if self.marked else "Sessions") + self._sessions_shown)
         title.set_class(bool(self.marked), "marked")
 
     @on(DataTable.RowSelected, "#tasks")
@@ -182,3 +230,14 @@ class HomeScreen(Screen[None]):
     def _app(self) -> WorkbenchApp:
         # the app that pushed this screen; named for the type checker only (the app imports this module)
         return cast("WorkbenchApp", self.app)
+
+
+class FilterInput(Input):
+    """The home screen's filter: esc clears it (and hides it) instead of reaching the screen."""
+
+    BINDINGS = [Binding("escape", "screen.clear_filter", "Clear filter")]
+
+
+def _row_text(s: SessionSummary) -> str:
+    """What the filter looks in: the session's row as shown."""
+    return " ".join((s.task, s.condition, f"{s.provider}/{s.model}", s.outcome, s.cost, s.date, s.session_id))

@@ -27,6 +27,7 @@ from workbench.session.loop import LoopState
 from workbench.tui.dialogs import HandOverDialog, NoteDialog, ProviderChoice
 from workbench.tui.feed_screen import FeedScreen
 from workbench.tui.runs import LiveRun
+from workbench.tui.session_view import VIEW_KEYS
 from workbench.tui.workspace_watch import watch_solution
 
 if TYPE_CHECKING:
@@ -61,6 +62,12 @@ class LiveScreen(FeedScreen):
         Binding("i", "interrupt", "Interrupt"),
         Binding("f", "toggle_folds", "Fold/unfold"),
         Binding("ctrl+e", "external_editor", "$EDITOR"),
+        # taken over, the editor is modal: it takes the letter keys; esc leaves it to the screen's keys above
+        # (TextArea's own escape does that; this binding only names it in the footer), i or enter goes back in
+        Binding("i,enter", "edit", "Edit solution.py"),
+        Binding("escape", "leave_editor", "Leave editor", tooltip="Leave the editor: the single keys act again"),
+        Binding("escape", "back", "Home"),  # (a key bound here replaces its bindings of SessionView)
+        *VIEW_KEYS,
     ]
 
     class OutsideSave(Message):
@@ -114,10 +121,25 @@ class LiveScreen(FeedScreen):
             "take_over": agent and live,
             "hand_over": not agent and live,
             "note": live,
+            "edit": status == LoopState.TAKEN_OVER and not self.editing,
+            "leave_editor": self.editing,
+            "back": not self.editing,  # esc leaves the editor first
         }
         if action in TAKEN_OVER_ONLY:
             return status == LoopState.TAKEN_OVER
         return allowed.get(action, True)
+
+    @property
+    def editing(self) -> bool:
+        """The person types in the editor: letter keys are text, not commands."""
+        editor = self.focused
+        return isinstance(editor, TextArea) and editor.id == "editor" and not editor.read_only
+
+    def action_edit(self) -> None:
+        self.editor.focus()
+
+    def action_leave_editor(self) -> None:
+        self.transcript.log_widget.focus()
 
     @on(TextArea.Changed, "#editor")
     def _on_typed(self, event: TextArea.Changed) -> None:

@@ -13,7 +13,7 @@ from workbench.session.history import rebuild
 from workbench.session.log import LogError
 from workbench.session.service import Session
 from workbench.tui.launch import LaunchError, branch_session
-from workbench.tui.session_view import SessionView
+from workbench.tui.session_view import VIEW_KEYS, SessionView
 from workbench.tui.timeline import last_turn, up_to_turn
 from workbench.tui.widgets.timing import TimingPanel
 
@@ -30,6 +30,7 @@ class ReplayScreen(SessionView):
         Binding("end", "jump(-1)", "Last", priority=True),
         Binding("r", "resume", "Resume live"),
         Binding("b", "branch", "Branch here"),
+        *VIEW_KEYS,
     ]
 
     def __init__(self, folder: Path) -> None:

@@ -19,6 +19,17 @@ from workbench.tasks import Task, TaskFormatError, load_task, project_root
 from workbench.tui.widgets.timing import TimingPanel
 from workbench.tui.widgets.transcript import Transcript
 
+TABS = ("tab-transcript", "tab-task", "tab-guidance", "tab-ladder")  # number keys 1-4 pick them, in this order
+# Keys every session screen has, listed last in each screen's BINDINGS: the footer shows keys in binding order and
+# cuts the last on a narrow terminal, where a screen's own keys matter more. Number keys pick a tab wherever the
+# focus is (but in a text field); the footer shows one entry for them.
+VIEW_KEYS = [
+    Binding("1", "show_tab(1)", "Tabs", key_display="1-4", tooltip="Tabs: 1 Transcript, 2 Task, 3 Guidance, 4 Ladder"),
+    Binding("2", "show_tab(2)", "Task tab", show=False),
+    Binding("3", "show_tab(3)", "Guidance tab", show=False),
+    Binding("4", "show_tab(4)", "Ladder tab", show=False),
+    Binding("m", "toggle_editor", "Wide editor", tooltip="Widen the editor to the whole session body, or back"),
+]
 NOT_GIVEN = "> **Not given to the agent.** This session is unguided; this is what a guided session would read.\n\n"
 
 
@@ -93,6 +104,17 @@ class SessionView(Screen[None]):
 
     def action_back(self) -> None:
         self.dismiss()
+
+    def action_show_tab(self, number: int) -> None:
+        """The n-th tab (1: Transcript); it is rendered on first showing, as a click on it would."""
+        if 1 <= number <= len(TABS):
+            self.query_one(TabbedContent).active = TABS[number - 1]
+
+    def action_toggle_editor(self) -> None:
+        """The editor over the whole session body (the transcript, tabs and timing hidden), or back."""
+        body = self.query_one("#session-body")
+        body.toggle_class("editor-max")
+        self.notify("editor widened: m again to restore" if body.has_class("editor-max") else "editor restored")
 
     def action_show_guidance(self) -> None:
         self._guidance_revealed = True
