@@ -29,6 +29,7 @@ from workbench.tui.launch import LaunchError, check_provider, hand_over, new_ses
 from workbench.tui.live_screen import CONTROLS, LiveScreen
 from workbench.tui.replay_screen import ReplayScreen
 from workbench.tui.runs import FollowedRun, LiveRun
+from workbench.tui.settings import Settings, load_settings, save_settings, settings_path
 
 HAND_OVER_WAIT_S = 60.0  # for the person's session to end before the model's resume takes it
 
@@ -44,8 +45,12 @@ class WorkbenchApp(App[None]):
     ]
 
     def __init__(self, sessions: Path | None = None, script_dirs: list[Path] | None = None,
-                 mode: str | None = None, budget: int = 350) -> None:  # fmt: skip
+                 mode: str | None = None, budget: int = 350, settings: Path | None = None) -> None:  # fmt: skip
+        """`settings`: the file the theme is kept in (`workbench` passes the user's; None keeps nothing)."""
         super().__init__()
+        self.settings_file = settings
+        self.settings = Settings()
+        self._settings_loaded = False  # the theme set while restoring is not saved back
         self.sessions_root = sessions_root(sessions)
         self.script_dirs = [*(script_dirs or []), BUILTIN_SCRIPTS]
         self.mode = mode
@@ -54,7 +59,30 @@ class WorkbenchApp(App[None]):
         self.follows: dict[Path, FollowedRun] = {}  # sessions other processes write, followed
 
     def on_mount(self) -> None:
+        self._restore_settings()
         self.push_screen(HomeScreen())
+
+    def _restore_settings(self) -> None:
+        if self.settings_file is not None:
+            self.settings, notice = load_settings(self.settings_file)
+            if notice:
+                self.notify(notice, severity="warning")
+            theme = self.settings.theme
+            if theme in self.available_themes:
+                self.theme = theme
+            elif theme:
+                self.notify(f"theme {theme!r} in the settings is not known: the default is used", severity="warning")
+        self._settings_loaded = True
+
+    def watch_theme(self, theme: str) -> None:
+        """A theme chosen (in the command palette) is kept for the next start."""
+        if self.settings_file is None or not self._settings_loaded or theme == self.settings.theme:
+            return
+        self.settings.theme = theme
+        try:
+            save_settings(self.settings_file, self.settings)
+        except OSError as exc:
+            self.notify(f"cannot save the theme: {exc}", severity="warning")
 
     def on_unmount(self) -> None:
         for run in self.runs.values():
@@ -215,7 +243,7 @@ def run_app(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", choices=("cuda", "interpret"), help="how evals of new sessions run")
     parser.add_argument("--budget", type=int, default=350, help="turns of a new session (default 350)")
     args = parser.parse_args(argv)
-    app = WorkbenchApp(args.sessions, args.scripts, args.mode, args.budget)
+    app = WorkbenchApp(args.sessions, args.scripts, args.mode, args.budget, settings=settings_path())
     app.run()
     app.wait_closed()
     return 0
