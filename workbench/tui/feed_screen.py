@@ -9,6 +9,7 @@ from workbench.session.events import Event, SessionStart
 from workbench.session.history import rebuild
 from workbench.tui.runs import Feed, FeedDelta, FeedEvent, FeedReset, FeedState
 from workbench.tui.session_view import SessionView
+from workbench.tui.widgets.transcript_search import SearchBar
 
 BATCH_S = 0.05  # events from the session are shown together, at most this late
 
@@ -50,6 +51,8 @@ class FeedScreen(SessionView):
         for event in events:
             self.progress.apply(event)
         self.transcript.add_events(events)
+        if self.query_one(SearchBar).query_text:
+            self.refresh_search()  # the count takes in hits among the new events
         self.shown_events(events)
         self.refresh_timing()
 

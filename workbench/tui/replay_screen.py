@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
+from workbench.session.events import Event
 from workbench.session.history import rebuild
 from workbench.session.log import LogError
 from workbench.session.service import Session
@@ -16,6 +17,7 @@ from workbench.tui.launch import LaunchError, branch_session
 from workbench.tui.session_view import VIEW_KEYS, SessionView
 from workbench.tui.timeline import last_turn, up_to_turn
 from workbench.tui.widgets.timing import TimingPanel
+from workbench.tui.widgets.transcript_search import SearchInput
 
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
@@ -77,7 +79,18 @@ class ReplayScreen(SessionView):
     def action_jump(self, turn: int) -> None:
         self.show_turn(self.last if turn < 0 else turn)
 
+    def search_events(self) -> list[Event]:
+        return self.events  # every turn, not only those up to the cursor
+
+    def reveal(self, event: Event) -> None:
+        """A hit in another turn moves the cursor to that turn first."""
+        if event.turn != self.cursor:
+            self.show_turn(event.turn)
+        super().reveal(event)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("move", "jump") and isinstance(self.focused, SearchInput):
+            return False  # the arrows, home and end move in the search field while it has the focus
         if action == "resume":
             return self.end_reason in (None, "interrupted")  # offered only where a resume can go on
         return True

@@ -4,20 +4,22 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Markdown, TabbedContent, TabPane, TextArea
+from textual.widgets import Footer, Header, Input, Markdown, TabbedContent, TabPane, TextArea
 
 from workbench.guidance import guidance_markdown, load_guidance
 from workbench.ladder_report import ladder_markdown, recorded_run
-from workbench.session.events import SessionStart
+from workbench.session.events import Event, SessionStart
 from workbench.session.history import SessionState
 from workbench.suite import SuiteRun
 from workbench.tasks import Task, TaskFormatError, load_task, project_root
 from workbench.tui.widgets.timing import TimingPanel
 from workbench.tui.widgets.transcript import Transcript
+from workbench.tui.widgets.transcript_search import SearchBar, find_hits
 
 TABS = ("tab-transcript", "tab-task", "tab-guidance", "tab-ladder")  # number keys 1-4 pick them, in this order
 # Keys every session screen has, listed last in each screen's BINDINGS: the footer shows keys in binding order and
@@ -29,6 +31,7 @@ VIEW_KEYS = [
     Binding("3", "show_tab(3)", "Guidance tab", show=False),
     Binding("4", "show_tab(4)", "Ladder tab", show=False),
     Binding("m", "toggle_editor", "Wide editor", tooltip="Widen the editor to the whole session body, or back"),
+    Binding("slash", "search", "Search", key_display="/", tooltip="Search the transcript"),
 ]
 NOT_GIVEN = "> **Not given to the agent.** This session is unguided; this is what a guided session would read.\n\n"
 
@@ -49,6 +52,8 @@ class SessionView(Screen[None]):
         self._loaded_tabs: set[str | None] = set()
         self._guidance_revealed = False
         self._ladder_shows: object = None  # the eval the Ladder tab was last rendered for
+        self._hits: list[Event] = []  # the transcript search's hits, in order
+        self._hit = 0  # the current one's index
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -58,6 +63,7 @@ class SessionView(Screen[None]):
                 with TabbedContent(id="tabs"):
                     with TabPane("Transcript", id="tab-transcript"):
                         yield Transcript(id="transcript")
+                        yield SearchBar(id="search")
                     # Task and guidance are rendered when first shown: Markdown with code blocks
                     # costs a few hundred ms, which opening a session should not pay.
                     with TabPane("Task", id="tab-task"):
@@ -115,6 +121,53 @@ class SessionView(Screen[None]):
         body = self.query_one("#session-body")
         body.toggle_class("editor-max")
         self.notify("editor widened: m again to restore" if body.has_class("editor-max") else "editor restored")
+
+    # -- search in the transcript ------------------------------------------------------------------
+    def search_events(self) -> list[Event]:
+        """The events a search looks through: here those the transcript shows (a replay searches every turn)."""
+        return self.transcript.shown
+
+    def reveal(self, event: Event) -> None:
+        """Bring a hit into view."""
+        self.transcript.log_widget.scroll_to_event(event)
+
+    def action_search(self) -> None:
+        self.query_one(TabbedContent).active = "tab-transcript"
+        self.query_one(SearchBar).open()
+
+    @on(Input.Changed, "#search-input")
+    def _search_changed(self, event: Input.Changed) -> None:
+        self._hits, self._hit = find_hits(self.search_events(), event.value), 0
+        self._show_hit()
+
+    @on(SearchBar.Step)
+    def _search_step(self, message: SearchBar.Step) -> None:
+        current = self.refresh_search()
+        if self._hits:
+            self._hit = (self._hit + message.delta) % len(self._hits) if current else 0
+            self._show_hit()
+
+    @on(SearchBar.Closed)
+    def _search_closed(self) -> None:
+        self.query_one(SearchBar).close()  # its field emptied: no hits, no highlights
+        self.transcript.log_widget.focus()
+
+    def refresh_search(self) -> Event | None:
+        """The hits again (a live session's new events can hold more), the current one kept; it is returned."""
+        bar = self.query_one(SearchBar)
+        current = self._hits[self._hit] if self._hits else None
+        self._hits = find_hits(self.search_events(), bar.query_text)
+        self._hit = next((i for i, event in enumerate(self._hits) if event is current), 0)
+        bar.show_count(self._hit + 1 if self._hits else 0, len(self._hits))
+        return current if self._hits and self._hits[self._hit] is current else None
+
+    def _show_hit(self) -> None:
+        bar = self.query_one(SearchBar)
+        current = self._hits[self._hit] if self._hits else None
+        self.transcript.log_widget.set_highlight(bar.query_text, current)
+        if current is not None:
+            self.reveal(current)
+        bar.show_count(self._hit + 1 if current else 0, len(self._hits))
 
     def action_show_guidance(self) -> None:
         self._guidance_revealed = True

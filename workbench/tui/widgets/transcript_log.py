@@ -12,6 +12,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 
+from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.segment import Segment
 from rich.style import Style
@@ -45,6 +46,8 @@ class TranscriptLog(ScrollView, can_focus=True):
         self._follow = True
         self._line_style, self._line_width = Style(), 0  # set by render_lines for its render_line calls
         self._line_cache: dict[int, list[Strip]] = {}  # block index -> strips, within one render_lines
+        self.highlight = ""  # a search's words, marked wherever they show (any case)
+        self.current: Event | None = None  # the search's current hit, marked brighter
 
     # -- content ------------------------------------------------------------------------------------
     def add(self, events_: list[Event]) -> None:
@@ -154,8 +157,37 @@ class TranscriptLog(ScrollView, can_focus=True):
                 strips = self._line_cache[index] = self._strips(self.blocks[index])
             row = line - self._offsets[index]
             if row < len(strips):
-                return strips[row].crop_extend(self.scroll_offset.x, self.scroll_offset.x + width, style)
+                strip = strips[row].crop_extend(self.scroll_offset.x, self.scroll_offset.x + width, style)
+                if self.highlight:
+                    current = self.blocks[index].event is self.current
+                    strip = _mark(strip, self.highlight, CURRENT_HIT if current else OTHER_HIT)
+                return strip
         return Strip([Segment(" " * width, style)], width)
+
+    # -- search -------------------------------------------------------------------------------------
+    def set_highlight(self, words: str, current: Event | None = None) -> None:
+        self.highlight, self.current = words.lower(), current
+        self.refresh()
+
+    def scroll_to_event(self, event: Event) -> bool:
+        """Bring the event's block into view, at the first line that holds the highlighted words (a folded result
+        that hides them is unfolded); False when the transcript does not show the event."""
+        index = next((i for i, block in enumerate(self.blocks) if block.event is event), None)
+        if index is None:
+            return False
+        block = self.blocks[index]
+        strips = self._strips(block)
+        row = _first_row(strips, self.highlight)
+        if row is None and self.folded(event):
+            self.unfolded.add(_key(event))
+            block.rendered = False
+            strips = self._strips(block)
+            row = _first_row(strips, self.highlight)
+        self._relayout(False)  # the block's measured height moves the offsets of those below
+        top = self._offsets[index] + (row or 0)
+        self.scroll_to(y=max(0, top - 2), animate=False, immediate=True)
+        self._follow = False  # new events do not carry the view away from the hit
+        return True
 
     def block_at(self, y: int) -> Block | None:
         index = bisect_right(self._offsets, self.scroll_offset.y + y) - 1
@@ -169,3 +201,27 @@ class TranscriptLog(ScrollView, can_focus=True):
 
 def _key(event: Event) -> int:
     return event.seq if event.seq != UNLOGGED else id(event)
+
+
+CURRENT_HIT = Style(color="#000000", bgcolor="#ffd75f", bold=True)  # truecolor: kept as it is by any theme
+OTHER_HIT = Style(reverse=True)
+
+
+def _first_row(strips: list[Strip], words: str) -> int | None:
+    return next((i for i, strip in enumerate(strips) if words and words in strip.text.lower()), None)
+
+
+def _mark(strip: Strip, words: str, style: Style) -> Strip:
+    """The strip with every occurrence of `words` (lower case; any case in the strip) in `style`."""
+    text = strip.text.lower()
+    start = text.find(words)
+    if start < 0:
+        return strip
+    cuts: list[int] = []
+    while start >= 0:  # cells, not characters: a wide character takes two
+        cuts += [cell_len(text[:start]), cell_len(text[: start + len(words)])]
+        start = text.find(words, start + len(words))
+    parts = strip.divide([*cuts, strip.cell_length])
+    # the mark's style goes over the text's own (a highlighted code line has its own background)
+    return Strip.join(Strip(Segment.apply_style(part, post_style=style)) if i % 2 else part
+                      for i, part in enumerate(parts))  # fmt: skip
