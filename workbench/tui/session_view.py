@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Markdown, TabbedContent, TabPane, TextArea
 
@@ -17,6 +17,7 @@ from workbench.session.events import Event, SessionStart
 from workbench.session.history import SessionState
 from workbench.suite import SuiteRun
 from workbench.tasks import Task, TaskFormatError, load_task, project_root
+from workbench.tui.ladder_layout import fit_tables
 from workbench.tui.widgets.timing import TimingPanel
 from workbench.tui.widgets.transcript import Transcript
 from workbench.tui.widgets.transcript_search import SearchBar, find_hits
@@ -33,6 +34,7 @@ VIEW_KEYS = [
     Binding("m", "toggle_editor", "Wide editor", tooltip="Widen the editor to the whole session body, or back"),
     Binding("slash", "search", "Search", key_display="/", tooltip="Search the transcript"),
 ]
+LADDER_MARGIN = 6  # the Markdown's padding and the scrollbar, in columns
 NOT_GIVEN = "> **Not given to the agent.** This session is unguided; this is what a guided session would read.\n\n"
 
 
@@ -66,11 +68,11 @@ class SessionView(Screen[None]):
                         yield SearchBar(id="search")
                     # Task and guidance are rendered when first shown: Markdown with code blocks
                     # costs a few hundred ms, which opening a session should not pay.
-                    with TabPane("Task", id="tab-task"):
+                    with TabPane("Task", id="tab-task"), VerticalScroll(classes="tab-scroll"):
                         yield Markdown("", id="task-md")
-                    with TabPane("Guidance", id="tab-guidance"):
+                    with TabPane("Guidance", id="tab-guidance"), VerticalScroll(classes="tab-scroll"):
                         yield Markdown("", id="guidance-md")
-                    with TabPane("Ladder", id="tab-ladder"):
+                    with TabPane("Ladder", id="tab-ladder"), VerticalScroll(classes="tab-scroll"):
                         yield Markdown("", id="ladder-md")
             with Vertical(id="right-pane"):
                 # composed with its first text: loading it after mount would parse and lay it out twice
@@ -225,4 +227,10 @@ class SessionView(Screen[None]):
         self._ladder_shows = last
         task, run, why = self._ladder_inputs
         text = ladder_markdown(task, run, last.result if last else None, why) if task else str(why)
-        self.query_one("#ladder-md", Markdown).update(text)
+        # a table wider than the pane is stacked: Textual's Markdown would cut its figures (16… for 163.4)
+        pane = self.query_one("#left-pane").size.width
+        self.query_one("#ladder-md", Markdown).update(fit_tables(text, pane - LADDER_MARGIN))
+
+    def on_resize(self, event: events.Resize) -> None:
+        if "tab-ladder" in self._loaded_tabs:
+            self.call_after_refresh(self._show_ladder)  # once the panes have their new widths
