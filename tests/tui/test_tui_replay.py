@@ -82,7 +82,7 @@ async def test_the_ladder_tab_shows_the_recorded_gpu_ladder_beside_the_session_a
     run, _ = recorded_run(project_root)
     expert = run.results["rmsnorm_residual"]["expert"].workloads[0]  # the recorded figures, read back here
     app = WorkbenchApp(sessions=project_root / "sessions")
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(200, 55)) as pilot:  # wide enough for the tables unstacked
         screen = await open_from_home(pilot, app, GUIDED)
         ladder = screen.query_one("#ladder-md", Markdown)
         screen.query_one(TabbedContent).active = "tab-ladder"

@@ -114,3 +114,27 @@ async def test_taken_over_the_editor_takes_letters_and_esc_gives_the_keys_back(a
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), what="leaving the screen")
     app.wait_closed()
+
+
+def footer_line(app) -> str:
+    """The footer as painted: the screen's last line."""
+    return app.screen._compositor.render_strips()[-1].text
+
+
+@app_test
+async def test_at_80x24_the_taken_over_footer_keeps_evaluate_submit_and_note(app):
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
+        screen = app.start_session("scale_add", "", "scripted", paused=True)
+        await wait_until(pilot, lambda: screen.is_mounted and screen.loop.status == LoopState.PAUSED)
+        await pilot.press("t")
+        await wait_until(pilot, lambda: screen.loop.status == LoopState.TAKEN_OVER and screen.editor.has_focus)
+        await pilot.pause(0.2)
+        editing = footer_line(app)  # only what works while typing: no letter keys, no /
+        assert "esc Leave editor" in editing and "^t" in editing and "Evaluate" not in editing
+        assert "Search" not in editing
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        keys = footer_line(app)
+        assert all(key in keys for key in ("esc Home", "e Evaluate", "u Submit", "n Note", "t Take over")), keys
+    app.wait_closed()

@@ -57,8 +57,11 @@ class LiveScreen(FeedScreen):
         Binding("e", "evaluate", "Evaluate"),
         Binding("u", "submit", "Submit"),
         Binding("n", "note", "Note"),
-        Binding("t,ctrl+t", "take_over", "Take over/hand back", key_display="t"),
-        Binding("t,ctrl+t", "hand_over", "Hand to a model", key_display="t"),
+        # ctrl+t works in the editor too; the footer shows it where t would be typed as a letter
+        Binding("t", "take_over", "Take over/hand back"),
+        Binding("ctrl+t", "take_over", "Take over/hand back"),
+        Binding("t", "hand_over", "Hand to a model"),
+        Binding("ctrl+t", "hand_over", "Hand to a model"),
         Binding("i", "interrupt", "Interrupt"),
         Binding("f", "toggle_folds", "Fold/unfold"),
         Binding("ctrl+e", "external_editor", "$EDITOR"),
@@ -124,6 +127,7 @@ class LiveScreen(FeedScreen):
             "edit": status == LoopState.TAKEN_OVER and not self.editing,
             "leave_editor": self.editing,
             "back": not self.editing,  # esc leaves the editor first
+            "search": not self.editing,  # / is typed in the editor
         }
         if action in TAKEN_OVER_ONLY:
             return status == LoopState.TAKEN_OVER
