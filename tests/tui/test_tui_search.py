@@ -88,13 +88,17 @@ async def test_search_in_a_live_session_counts_new_hits_as_they_come(app):
             await wait_until(pilot, lambda t=turn: screen.progress.turn >= t and screen.loop.status == LoopState.PAUSED)
         await pilot.pause(0.2)
         await pilot.press("slash", *"1024")
-        before = len(find_hits(screen.transcript.shown, "1024"))
-        await wait_until(pilot, lambda: count(screen) == f"1/{before}")
-        assert before >= 1 and "1024" in marked_in_view(screen)
+
+        def hits() -> int:  # as the transcript shows them now (events reach it in batches)
+            return len(find_hits(screen.transcript.shown, "1024"))
+
+        await wait_until(pilot, lambda: hits() >= 1 and count(screen) == f"1/{hits()}")
+        before = hits()
+        assert "1024" in marked_in_view(screen)
         screen.loop.step()  # the next turn edits the grid's "(n // 1024,)"
-        await wait_until(pilot, lambda: len(find_hits(screen.transcript.shown, "1024")) > before, what="new hits")
-        after = len(find_hits(screen.transcript.shown, "1024"))
-        await wait_until(pilot, lambda: count(screen) == f"1/{after}")
+        await wait_until(pilot, lambda: hits() > before and screen.loop.status == LoopState.PAUSED, what="new hits")
+        await wait_until(pilot, lambda: count(screen) == f"1/{hits()}")
+        after = hits()
         await pilot.press("shift+enter")  # from the first hit back to the last: the newest
         await wait_until(pilot, lambda: count(screen) == f"{after}/{after}")
         assert screen.transcript.log_widget.current is find_hits(screen.transcript.shown, "1024")[-1]
