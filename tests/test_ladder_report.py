@@ -2,6 +2,7 @@
 the test from eval results built by hand, so every figure checked is the test's own input."""
 
 import json
+import shutil
 
 from conftest import FIXTURE_ROOT
 
@@ -75,3 +76,16 @@ def test_a_task_without_a_ladder_shows_its_expert_and_a_missing_run_says_so(tmp_
     run, why = recorded_run(tmp_path / "root")
     assert run is None and "not a suite run" in why
     assert "not a suite run" in ladder_markdown(task, run, None, why)
+
+
+def test_a_ladder_the_run_did_not_time_is_not_called_missing(tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(FIXTURE_ROOT, root)
+    ladder = root / "guidance" / "scale_add" / "ladder"
+    ladder.mkdir()
+    for rung in ("plain", "l1"):
+        shutil.copy(root / "guidance" / "scale_add" / "expert.py", ladder / f"{rung}.py")
+    task = load_task("scale_add", root)
+    text = ladder_markdown(task, _run(tmp_path, {"expert": _result(1.0, 8.0)}), None)
+    assert "keeps a design ladder (plain, L1), but the recorded run did not time its rungs" in text
+    assert "keeps no design ladder" not in text and "| medium | 8000.0 | 1000.0 | – |" in text

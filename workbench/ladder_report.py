@@ -62,6 +62,15 @@ def _session_note(run: SuiteRun, result: dict[str, Any] | None, timed: dict[str,
     return None
 
 
+def _no_rungs_timed(task: Task) -> str:
+    """Why the table shows only the expert: the task keeps no ladder, or the run did not time its rungs."""
+    kept = [RUNG_TITLES[r] for r, _ in task.ladder if r != "expert"]
+    if not kept:
+        return "*This task keeps no design ladder: its expert against the reference.*"
+    return (f"*This task keeps a design ladder ({', '.join(kept)}), but the recorded run did not time its rungs: "
+            "its expert against the reference.*")  # fmt: skip
+
+
 def ladder_markdown(
     task: Task,
     run: SuiteRun | None,
@@ -87,7 +96,7 @@ def ladder_markdown(
     comparable = who is not None and note is None
     lines += [f"Measured on {run.where(task.name)}. Latencies in µs.", ""]
     if not rung_names:
-        lines += ["*This task keeps no design ladder: its expert against the reference.*", ""]
+        lines += [_no_rungs_timed(task), ""]
     header = ["workload", "reference", *(RUNG_TITLES[r] for r in rung_names), RUNG_TITLES["expert"]]
     header += [f"this {who}"] if who else []
     header += [f"where the {who} stands"] if comparable else []
