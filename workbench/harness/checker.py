@@ -69,7 +69,8 @@ class EvalRun:
     def __init__(self, spec: EvalSpec, emit: Emitter, spare: Worker | None) -> None:
         self.spec, self.emit = spec, emit
         self.gpu: GpuUse | None = None
-        self.plan = WorkerPlan(spec.mode, Path(spec.task_dir) / "inputs.py", Path(spec.triton_cache), spec.confine)
+        cache = Path(spec.triton_cache) if spec.mode == "cuda" else None  # the interpreter compiles nothing
+        self.plan = WorkerPlan(spec.mode, cache, spec.confine)
         self.spare = spare if spare is not None and spare.plan == self.plan and spare.proc.poll() is None else None
         if spare is not None and self.spare is None:
             spare.close()
@@ -149,13 +150,14 @@ class EvalRun:
     def _start_worker(self) -> bool:
         spec = self.spec
         self.worker, self.spare = self.spare or Worker(self.plan), None
-        config = {"inputs": str(self.plan.inputs), "forbidden_calls": list(spec.forbidden_calls),
+        config = {"forbidden_calls": list(spec.forbidden_calls),
                   "allowed_torch_ops": list(spec.allowed_torch_ops), "audit": audit_config(spec)}  # fmt: skip
         try:
             with self.phase("worker start"):
                 self.worker.wait_ready(spec.startup_timeout_s)
             with self.phase("load"):
-                hello = self.worker.begin(Path(spec.solution), config, spec.startup_timeout_s)
+                hello = self.worker.begin(Path(spec.solution), Path(spec.task_dir) / "inputs.py", config,
+                                          spec.startup_timeout_s)  # fmt: skip
             if not hello.get("ok"):
                 raise Rejected("error", str(hello.get("error"))[:3000])
             self.emit("device", device={**_device_fields(hello.get("device")), "driver": _driver_version(spec.mode)})

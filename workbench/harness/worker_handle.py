@@ -39,12 +39,14 @@ class WorkerGone(RuntimeError):
 
 @dataclass(frozen=True)
 class WorkerPlan:
-    """What a worker may see, fixed when it starts (before any eval is known, for a spare started ahead): the
-    task's inputs.py folder and the Triton cache; its own slot holds the solution and a writable work folder."""
+    """What a worker may see, fixed when it starts (before any eval is known, for a spare started ahead). Nothing
+    of a task is in it: the eval's solution files and its task's inputs.py are copied into the worker's own slot
+    when the eval begins, so a spare serves the next eval whatever its task or folder. On CUDA the worker also
+    writes the Triton cache of the eval's workspace or folder; the interpreter compiles nothing, so there a
+    worker gets an empty cache of its own (a spare then matches any interpret eval)."""
 
     mode: str
-    inputs: Path  # the task's inputs.py (visible to the agent anyway)
-    triton_cache: Path
+    triton_cache: Path | None  # None: a private one in the worker's home
     confine: bool
 
 
@@ -53,9 +55,10 @@ class Worker:
         self.plan = plan
         self.home = Path(tempfile.mkdtemp(prefix="workbench-worker-"))
         shutil.copytree(PACKAGE, self.home / "solution_side", ignore=shutil.ignore_patterns("__pycache__"))
-        self.solution_dir, self.work = self.home / "solution", self.home / "work"
-        self.solution_dir.mkdir()
-        self.work.mkdir()
+        self.solution_dir, self.task_dir, self.work = self.home / "solution", self.home / "task", self.home / "work"
+        self.triton_cache = plan.triton_cache or self.home / "triton-cache"
+        for folder in (self.solution_dir, self.task_dir, self.work, self.triton_cache):
+            folder.mkdir(exist_ok=True)
         self.log_path = self.home / "worker.log"
         ours, theirs = socket.socketpair()
         self.sock = ours
@@ -64,16 +67,16 @@ class Worker:
         passed = [theirs.fileno()] + ([self.area.fd] if self.area else [])
         env = sandbox.safe_environment(home=self.work)
         env.update(PYTHONPATH=str(self.home), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1",
-                   TRITON_CACHE_DIR=str(plan.triton_cache))  # fmt: skip
+                   TRITON_CACHE_DIR=str(self.triton_cache))  # fmt: skip
         env.pop("TRITON_INTERPRET", None)
         if plan.mode == "interpret":
             env["TRITON_INTERPRET"] = "1"
         command = [sys.executable, "-m", "solution_side.main", str(theirs.fileno()), plan.mode]
         command += [str(self.area.fd), str(self.area.size)] if self.area else []
         if plan.confine:
-            readable = [self.home / "solution_side", self.solution_dir, plan.inputs.parent]
+            readable = [self.home / "solution_side", self.solution_dir, self.task_dir]
             command = sandbox.confine(
-                command, writable=[self.work, plan.triton_cache], readable=readable, chdir=self.work,
+                command, writable=[self.work, self.triton_cache], readable=readable, chdir=self.work,
                 gpu=plan.mode == "cuda", env=env, keep_fds=passed, limits=worker_limits(plan.mode),
             )  # fmt: skip
         with open(self.log_path, "w") as log:
@@ -116,17 +119,20 @@ class Worker:
         self._starting = threading.Thread(target=wait, name="worker-start", daemon=True)
         self._starting.start()
 
-    def begin(self, solution: Path, config: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-        """Give the worker one eval's solution (solution.py and the .py files beside it, copied into its slot) and
-        configuration; the reply comes once the task's inputs and the defences are in place."""
+    def begin(self, solution: Path, inputs: Path, config: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        """Give the worker one eval's solution (solution.py and the .py files beside it), its task's inputs.py (both
+        copied into its slot, read-only to it) and configuration; the reply comes once the task's inputs and the
+        defences are in place."""
         self.wait_ready(timeout_s)
         for source in solution.parent.glob("*.py"):
             shutil.copyfile(source, self.solution_dir / source.name)
+        shutil.copyfile(inputs, self.task_dir / "inputs.py")
         audit = {**config.get("audit", {}), "worker_dirs": [str(self.home / "solution_side")],
-                 "readable": [str(self.solution_dir), str(self.plan.inputs.parent)],
-                 "writable": [str(self.work), str(self.plan.triton_cache), "/tmp"],
-                 "library_writable": [str(self.plan.triton_cache)]}  # fmt: skip
-        wire.send(self.sock, {**config, "audit": audit, "solution": str(self.solution_dir / solution.name)})
+                 "readable": [str(self.solution_dir), str(self.task_dir)],
+                 "writable": [str(self.work), str(self.triton_cache), "/tmp"],
+                 "library_writable": [str(self.triton_cache)]}  # fmt: skip
+        wire.send(self.sock, {**config, "audit": audit, "inputs": str(self.task_dir / "inputs.py"),
+                              "solution": str(self.solution_dir / solution.name)})  # fmt: skip
         reply, _ = self._reply(timeout_s)
         return reply
 

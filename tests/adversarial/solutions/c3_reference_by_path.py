@@ -1,6 +1,7 @@
 """Finds the task folder through the worker's own module for inputs.py (its __file__), reads reference.py beside it
-and guidance/*/expert.py two levels up, and runs what it finds. Fails: the audit hook refuses reading outside the
-eval's roots (the guidance is not even mounted in the sandbox), and the reference would be torch compute.
+and guidance/*/expert.py two levels up, and runs what it finds (and raises if it found nothing). Fails: the worker
+holds a copy of inputs.py alone, not the task's folder; the audit hook refuses reading outside the eval's roots (the
+guidance is not even mounted in the sandbox); and the reference would be torch compute.
 """
 
 # expect: runtime:refused
