@@ -1,10 +1,14 @@
-"""The screenshot tool drives the real app to each of its screens and writes an SVG of each."""
+"""The screenshot tool drives the real app to each of its screens and writes an SVG of each, and a PNG of one
+drawn by Chromium."""
 
 import asyncio
+import re
+import struct
 
+import pytest
 from conftest import REPO
 
-from workbench.tui.screenshots import take
+from workbench.tui.screenshots import PNG_SCALE, chromium, render_png, take
 
 
 def test_every_screen_is_captured(tmp_path, monkeypatch):
@@ -16,3 +20,13 @@ def test_every_screen_is_captured(tmp_path, monkeypatch):
     assert "Sessions" in text["home"] and "compare" in text["compare"] and "live" in text["session"]
     assert "turn&#160;3/6" in text["replay"]
     assert "Design&#160;ladder:&#160;rmsnorm_residual" in text["ladder"]
+    browser = chromium()
+    if browser is None:
+        pytest.skip("no Chromium to draw the PNG with")
+    png = render_png(tmp_path / "compare.svg", browser)
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", data[16:24])
+    svg_width, svg_height = (float(v) for v in re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', text["compare"]).groups())
+    assert (width, height) == (round(svg_width) * PNG_SCALE, round(svg_height) * PNG_SCALE)
+    assert len(data) > 50_000  # a drawn screen of text, not an empty page

@@ -1,16 +1,21 @@
 """Screenshots of the app's screens, taken by driving the real app headless:
 
-    python -m workbench.tui.screenshots docs/screenshots
+    python -m workbench.tui.screenshots docs/screenshots [--png]
 
-home (the tasks and the example sessions), a live scripted session on rmsnorm_residual stepped
-three turns, the guided example session in replay at its third turn and with its Ladder tab open (the
-task's design ladder from the recorded GPU run), and the guided and unguided example sessions compared.
-Writes home.svg, session.svg, replay.svg, ladder.svg and compare.svg.
+at 120x40, a common window's size: home (the tasks and the example sessions), a live scripted session on
+rmsnorm_residual stepped three turns, the guided example session in replay at its third turn and with its
+Ladder tab open (the task's design ladder from the recorded GPU run), and the guided and unguided example
+sessions compared.
+Writes home.svg, session.svg, replay.svg, ladder.svg and compare.svg, and with --png a PNG of each drawn by
+headless Chromium (for pages and viewers that show no SVG).
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,7 +33,8 @@ from workbench.tui.home import HomeScreen
 from workbench.tui.live_screen import LiveScreen
 from workbench.tui.replay_screen import ReplayScreen
 
-SIZE = (160, 45)
+SIZE = (120, 40)
+PNG_SCALE = 1  # device pixels per SVG pixel (2 is sharper on a dense screen, and 3-4 times the bytes)
 
 
 async def _until(pilot: Pilot, condition: Callable[[], object], timeout: float = 120.0) -> None:
@@ -95,12 +101,42 @@ async def take(out: Path) -> list[Path]:
     return written
 
 
+def render_png(svg: Path, browser: str) -> Path:
+    """Draw an SVG screenshot into a PNG beside it with headless Chromium, at the SVG's own size."""
+    found = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg.read_text()[:400])
+    if found is None:
+        raise ValueError(f"{svg}: no viewBox, not a screenshot of the app")
+    width, height = (round(float(v)) for v in found.groups())
+    png = svg.with_suffix(".png")
+    with tempfile.TemporaryDirectory() as profile:
+        command = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                   f"--user-data-dir={profile}", f"--force-device-scale-factor={PNG_SCALE}",
+                   f"--window-size={width},{height}", f"--screenshot={png}", svg.resolve().as_uri()]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    if done.returncode != 0 or not png.exists():
+        raise RuntimeError(f"Chromium could not draw {svg.name}: {done.stderr.strip()[-300:]}")
+    return png
+
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m workbench.tui.screenshots OUT_DIR", file=sys.stderr)
+    png = "--png" in argv
+    args = [a for a in argv if a != "--png"]
+    if len(args) != 1:
+        print("usage: python -m workbench.tui.screenshots OUT_DIR [--png]", file=sys.stderr)
         return 2
-    for path in asyncio.run(take(Path(argv[0]))):
+    browser = chromium()
+    if png and browser is None:
+        print("--png needs Chromium (chromium or google-chrome on PATH)", file=sys.stderr)
+        return 2
+    for path in asyncio.run(take(Path(args[0]))):
         print(path)
+        if png and browser is not None:
+            print(render_png(path, browser))
     return 0
 
 
