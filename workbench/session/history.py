@@ -103,6 +103,8 @@ class SessionState:
             self.note_eval(event)
         elif isinstance(event, SessionEnd):
             self.end = event
+        elif isinstance(event, SessionResumed):
+            self.end = None  # running again: an end before the resume is not this session's end any more
 
     def note_eval(self, event: EvalResult | Submission) -> None:
         """An eval's or a submission's counts (the loop counts its own with this too): the best correct speedup is
@@ -152,9 +154,18 @@ def complete_prefix(events: list[Event], up_to_turn: int | None = None) -> list[
         if isinstance(event, TurnEnd) and (up_to_turn is None or event.turn <= up_to_turn):
             cut = i + 1
     if up_to_turn is None:
-        while cut < len(events) and isinstance(events[cut], _BETWEEN_TURNS):
+        while cut < len(events) and _between_turns(events[cut]):
             cut += 1
     return events[:cut]
+
+
+def _between_turns(event: Event) -> bool:
+    """Kept by a resume after the last complete turn: what a person did there (their evaluations and submissions
+    too, which the loop logs between turns). Not the agent's evaluations, which belong to a turn, nor the
+    submission made for a session that ended without one ("auto"): the resumed session will end again."""
+    if isinstance(event, (EvalResult, Submission)):
+        return event.by == "human"
+    return isinstance(event, _BETWEEN_TURNS)
 
 
 def effective(events: list[Event]) -> list[Event]:
