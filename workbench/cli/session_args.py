@@ -13,7 +13,7 @@ from workbench.agent.provider import REASONING_EFFORTS
 from workbench.guidance import parse_levels
 from workbench.session.specs import MAX_THINKING_TOKENS, ProviderSpec, ScriptMissing, SessionUsageError
 
-__all__ = ["SessionUsageError", "add_parsers", "cli_terms", "levels_of", "provider_spec"]
+__all__ = ["SessionUsageError", "add_parsers", "cli_terms", "levels_of", "provider_spec", "raised_limits_of"]
 
 
 def add_parsers(sub: Any) -> None:
@@ -36,6 +36,9 @@ def add_parsers(sub: Any) -> None:
     resume = sub.add_parser("resume", help="continue a killed or interrupted session from its last complete turn")
     resume.add_argument("session", type=Path)
     _provider_args(resume, defaults_from_log=True)
+    resume.add_argument("--budget", type=int, help="turns in all, raised (a session that spent its turns needs it)")
+    resume.add_argument("--wall-clock", type=float, help="seconds this run may take (default: the session's)")
+    resume.add_argument("--max-cost", type=float, help="USD in all, raised (a session that reached its limit needs it)")
 
     branch = sub.add_parser("branch", help="a new session whose history is the first N turns of another")
     branch.add_argument("session", type=Path)
@@ -58,6 +61,15 @@ def _provider_args(parser: argparse.ArgumentParser, defaults_from_log: bool = Fa
     parser.add_argument("--reasoning-effort", metavar="LEVEL", help="for --provider openai: the server's reasoning "
                         f"effort ({', '.join(REASONING_EFFORTS)}; for servers that take one){suffix}")  # fmt: skip
     parser.add_argument("--sessions", type=Path, help="sessions folder (default: ./sessions or $WORKBENCH_SESSIONS)")
+
+
+def raised_limits_of(args: argparse.Namespace) -> dict[str, float | int]:
+    """The limits `workbench resume` was given, as the log records them; each must be positive."""
+    given = {"budget": args.budget, "wall_clock_s": args.wall_clock, "cost_limit_usd": args.max_cost}
+    for option, value in zip(("--budget", "--wall-clock", "--max-cost"), given.values(), strict=True):
+        if value is not None and value <= 0:
+            raise SessionUsageError(f"{option} must be above 0, not {value}")
+    return {key: value for key, value in given.items() if value is not None}
 
 
 def provider_spec(args: argparse.Namespace, default: str | None = None) -> ProviderSpec:

@@ -8,7 +8,7 @@ import os
 import sys
 
 from workbench.agent.provider import reasoning_effort_of, thinking_budget_of
-from workbench.cli.session_args import cli_terms, levels_of, provider_spec
+from workbench.cli.session_args import cli_terms, levels_of, provider_spec, raised_limits_of
 from workbench.session.events import (
     Compaction,
     Error,
@@ -57,7 +57,7 @@ def _made_for_a_person(args: argparse.Namespace, limits: Limits) -> int:
 
 def resume(args: argparse.Namespace) -> int:
     with cli_terms():
-        session = Session.resume(args.session, provider_spec(args))
+        session = Session.resume(args.session, provider_spec(args), raised=raised_limits_of(args))
     note = " (a torn last line from a kill was dropped)" if session.torn else ""
     print(f"resuming {session.folder} after turn {session.resumed_from}{note}{_settings(session)}", flush=True)
     return _drive(session)

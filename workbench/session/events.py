@@ -113,6 +113,7 @@ class SessionResumed(EventBase):
     provider: str
     model: str
     by: str | None = sometimes()  # "bench" when a bench resumed it
+    limits: dict[str, Any] | None = sometimes()  # limits the resume raised: budget, wall_clock_s, cost_limit_usd
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -238,6 +239,7 @@ class TurnEnd(EventBase):
 class SessionEnd(EventBase):
     kind = "session_end"
     reason: str  # submitted, budget, interrupted, error
+    limit: str | None = sometimes()  # with reason budget, which: turns, wall_clock or cost
     turns: int
     usage: dict[str, int]
     cost: float | None

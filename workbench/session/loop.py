@@ -134,6 +134,7 @@ class AgentLoop:
         self._takeover_source: str | None = None
         self._final_submission = False
         self._stop_reason: str | None = None  # set when a provider error ends the session
+        self._limit_hit: str | None = None  # which limit ended it: turns, wall_clock or cost (a resume may raise it)
         self._blob_hashes = BlobHashes()
         self.failure: str | None = None  # why the session ended on an error, for the front end to say
         self._deadline: threading.Timer | None = None
@@ -168,6 +169,7 @@ class AgentLoop:
             if self.status == LoopState.FINISHED:
                 return
             self._stop_reason = self._stop_reason or "budget"
+            self._limit_hit = self._limit_hit or "wall_clock"
         self.stop()
 
     def run(self) -> None:
@@ -340,12 +342,14 @@ class AgentLoop:
 
     def _limit_reached(self) -> str | None:
         if self.state.turn >= self.limits.budget:
-            return "budget"
-        if self.limits.wall_clock_s is not None and time.monotonic() - self._started > self.limits.wall_clock_s:
-            return "budget"
-        if self.limits.cost_usd is not None and self.state.cost >= self.limits.cost_usd:
-            return "budget"
-        return None
+            self._limit_hit = "turns"
+        elif self.limits.wall_clock_s is not None and time.monotonic() - self._started > self.limits.wall_clock_s:
+            self._limit_hit = "wall_clock"
+        elif self.limits.cost_usd is not None and self.state.cost >= self.limits.cost_usd:
+            self._limit_hit = "cost"
+        else:
+            return None
+        return "budget"
 
     def _turn(self) -> None:
         turn = self.state.turn + 1
@@ -586,7 +590,8 @@ class AgentLoop:
             except Exception as exc:  # noqa: BLE001 - the session ends all the same; the log says why
                 self.failure = self.failure or f"the automatic submission failed: {type(exc).__name__}: {exc}"
         try:
-            self._log(ev.SessionEnd(turn=self.state.turn, reason=reason, turns=self.state.turn,
+            limit = self._limit_hit if reason == "budget" else None
+            self._log(ev.SessionEnd(turn=self.state.turn, reason=reason, limit=limit, turns=self.state.turn,
                                     usage=dict(vars(self.state.usage)), cost=self.state.known_cost,
                                     unmetered=self.state.unmetered, best_speedup=self.state.best_speedup,
                                     submissions=self.state.submissions))  # fmt: skip

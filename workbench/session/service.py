@@ -33,7 +33,7 @@ from workbench.session.headless import run_headless
 from workbench.session.history import SessionState, complete_prefix, complete_turns, effective, rebuild
 from workbench.session.log import SessionLog, read_log
 from workbench.session.loop import AgentLoop, Limits, LoopCallbacks
-from workbench.session.specs import ProviderSpec, SessionUsageError, recorded_limits
+from workbench.session.specs import ProviderSpec, SessionUsageError, raised_limits, recorded_limits
 from workbench.session.store import (
     SessionSetup,
     build_loop,
@@ -170,19 +170,21 @@ class Session:
 
     @classmethod
     def resume(cls, folder: Path, provider: ProviderSpec | Provider | None = None, by: str | None = None,
-               purpose: str = "resume", tasks_root: Path | None = None) -> Session:  # fmt: skip
+               purpose: str = "resume", tasks_root: Path | None = None,
+               raised: dict[str, Any] | None = None) -> Session:  # fmt: skip
         """Go on after the last complete turn of a killed or interrupted session: with its recorded provider and
         limits unless `provider` names others (or is one, made: a person's, PersonAtKeyboard). SessionBusy (one line
         naming the holder) while another writer holds it, NotResumable once it ended for good; either way nothing is
         changed. `by`: what resumes it, where not a person (the bench); `purpose`: what the lock's note says holds
-        it."""
-        writer, point = claim_resume(folder, purpose)
+        it. `raised`: limits this resume raises (budget, wall_clock_s, cost_limit_usd), which a session that ran
+        into its turns or cost limit needs to go on."""
+        writer, point = claim_resume(folder, purpose, raised)
         with writer.released_on_error():
             start, state = point.start, point.state
             made, base_url = _provider(start, provider, start.levels, state.responses)
-            setup = SessionSetup(task_of(start, tasks_root), set(start.levels), made, recorded_limits(start),
-                                 start.mode, base_url)  # fmt: skip
-        log = reopen(folder, point, made, writer, by)
+            limits = raised_limits(recorded_limits(start, point.events), raised or {})
+            setup = SessionSetup(task_of(start, tasks_root), set(start.levels), made, limits, start.mode, base_url)
+        log = reopen(folder, point, made, writer, by, raised)
         return cls(setup, folder, log, state, torn=point.torn, resumed_from=state.turn)
 
     @classmethod

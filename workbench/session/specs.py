@@ -9,13 +9,15 @@ Provider, a scripted one skipping the responses a resumed or branched session ha
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from workbench.agent.provider import MIN_THINKING_TOKENS, REASONING_EFFORTS, MissingKeyError, Provider
 from workbench.agent.scripted import ScriptedProvider, ScriptedTurn
-from workbench.session.events import ModelResponse, SessionStart
+from workbench.session.events import Event, ModelResponse, SessionResumed, SessionStart
 from workbench.session.loop import Limits
 
 # The most extended thinking a session may ask for: the largest max_tokens of Anthropic's current models (64k) less
@@ -45,10 +47,23 @@ def make_limits(budget: int = 350, wall_clock_s: float | None = None, cost_usd: 
     return Limits(budget, wall_clock_s, cost_usd, context_window, scoring)
 
 
-def recorded_limits(start: SessionStart) -> Limits:
-    """The limits a session was started with: a resume goes on under them and a branch inherits them."""
-    return Limits(start.budget, start.wall_clock_s, start.cost_limit_usd, start.context_window,
-                  start.scoring or "final")  # fmt: skip
+def recorded_limits(start: SessionStart, events: Iterable[Event] = ()) -> Limits:
+    """The limits a session was started with, as later resumes raised them (`events`: its log): a resume goes on
+    under them and a branch inherits them."""
+    limits = Limits(start.budget, start.wall_clock_s, start.cost_limit_usd, start.context_window,
+                    start.scoring or "final")  # fmt: skip
+    for event in events:
+        if isinstance(event, SessionResumed) and event.limits:
+            limits = raised_limits(limits, event.limits)
+    return limits
+
+
+RAISABLE = {"budget": "budget", "wall_clock_s": "wall_clock_s", "cost_limit_usd": "cost_usd"}  # log key: Limits field
+
+
+def raised_limits(limits: Limits, raised: dict[str, Any]) -> Limits:
+    """`limits` with those a resume raised (keys as SessionResumed.limits writes them)."""
+    return dataclasses.replace(limits, **{RAISABLE[k]: v for k, v in raised.items() if k in RAISABLE})
 
 
 @dataclass(frozen=True)

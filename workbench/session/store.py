@@ -30,6 +30,7 @@ from workbench.session.history import SessionState, add_discarded_spend, complet
 from workbench.session.log import LogError, SessionLog, read_log
 from workbench.session.loop import AgentLoop, Limits, LoopCallbacks, restore_workspace
 from workbench.session.prompt import SYSTEM_PROMPT, first_message
+from workbench.session.specs import recorded_limits
 from workbench.session.tool_specs import tool_specs
 from workbench.session.tools import ToolBox
 from workbench.session.workspace import create_workspace, text_files
@@ -200,29 +201,54 @@ class ResumePoint:
     discarded: list[int] | None  # [first, end) seqs of a turn cut short, dropped on resume
 
 
-def resume_point(folder: Path) -> ResumePoint:
+def resume_point(folder: Path, raised: dict[str, Any] | None = None) -> ResumePoint:
+    """Where a resume picks up: NotResumable for a session that ended for good, or at a limit that `raised` (the
+    resume's new limits, keys as SessionResumed.limits) does not raise."""
     events, start, torn = load_session(folder)
     live = effective(events)
-    ends = [e for e in live if isinstance(e, SessionEnd)]
-    if ends and ends[-1].reason in ("submitted", "budget"):
-        raise NotResumable(f"{folder.name} ended ({ends[-1].reason}); replay or branch it instead")
     prefix = complete_prefix(live)
     discarded = [prefix[-1].seq + 1, events[-1].seq + 1] if len(prefix) < len(live) else None
     state = add_discarded_spend(rebuild(prefix), events, prefix)  # earlier resumes' discards and this one's
+    ends = [e for e in live if isinstance(e, SessionEnd)]
+    if ends:
+        _check_resumable(folder.name, ends[-1], recorded_limits(start, live), state, raised or {})
     return ResumePoint(events, start, torn, prefix, state, discarded)
 
 
-def claim_resume(folder: Path, purpose: str = "resume") -> tuple[Writer, ResumePoint]:
+def _check_resumable(name: str, end: SessionEnd, limits: Limits, state: SessionState, raised: dict[str, Any]) -> None:
+    """A submitted session is done. One that ran into a limit goes on only past that limit: its cost limit or its
+    turns raised above what it has spent; a wall clock is one run's, and a resume starts its own. Interrupted or
+    failed sessions go on as they are."""
+    ended = f"{name} ended ({end.reason})"
+    if end.reason == "submitted":
+        raise NotResumable(f"{ended}; replay or branch it instead")
+    if end.reason != "budget" or end.limit == "wall_clock":
+        return
+    if end.limit == "cost":
+        new = raised.get("cost_limit_usd")
+        if new is None or new <= state.cost:
+            raise NotResumable(f"{ended} at its cost limit (${limits.cost_usd}); resume it with --max-cost above "
+                               f"${state.cost:.4f} (spent so far) to go on, or replay or branch it")  # fmt: skip
+        return
+    new = raised.get("budget")  # turns, or a log from before the limit was recorded
+    if new is None or new <= state.turn:
+        raise NotResumable(f"{ended}: {state.turn} of its {limits.budget} turns spent; resume it with --budget above "
+                           f"{state.turn} to go on, or replay or branch it")  # fmt: skip
+
+
+def claim_resume(folder: Path, purpose: str = "resume", raised: dict[str, Any] | None = None
+                 ) -> tuple[Writer, ResumePoint]:  # fmt: skip
     """The session's writer lock, then where it picks up. Read under the lock, so that nothing else can append
     between the reading and the going on; SessionBusy when another writer holds it."""
     if not (folder / "events.jsonl").exists():
         resume_point(folder)  # raises its own error: no session here
     writer = Writer.claim(folder, purpose)
     with writer.released_on_error():
-        return writer, resume_point(folder)
+        return writer, resume_point(folder, raised)
 
 
-def reopen(folder: Path, point: ResumePoint, provider: Provider, writer: Writer, by: str | None = None) -> SessionLog:
+def reopen(folder: Path, point: ResumePoint, provider: Provider, writer: Writer, by: str | None = None,
+           raised: dict[str, Any] | None = None) -> SessionLog:  # fmt: skip
     """Open the log for appending again (a torn line cut), record the resume (`by` what, where not a person), and
     put the workspace back as it was after the last complete turn. `writer` is the claim of claim_resume: the log
     keeps it."""
@@ -231,7 +257,7 @@ def reopen(folder: Path, point: ResumePoint, provider: Provider, writer: Writer,
         log = SessionLog(folder / "events.jsonl", next_seq=point.events[-1].seq + 1, writer=writer)
     turn = point.state.turn
     log.append(SessionResumed(turn=turn, from_turn=turn, discarded=point.discarded, torn_line_dropped=point.torn,
-                              provider=provider.name, model=provider.model, by=by))  # fmt: skip
+                              provider=provider.name, model=provider.model, by=by, limits=raised or None))  # fmt: skip
     restore_workspace(folder / "work", point.state.files, point.state, folder / "blobs")
     return log
 
