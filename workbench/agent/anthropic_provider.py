@@ -239,6 +239,7 @@ class AnthropicProvider:
         if thinking_budget is not None and thinking_budget < MIN_THINKING_TOKENS:
             raise ValueError(f"a thinking budget is at least {MIN_THINKING_TOKENS} tokens, not {thinking_budget}")
         self.model = model
+        self.base_url = base_url  # None: the SDK's own (or $ANTHROPIC_BASE_URL, which the SDK reads)
         self.max_tokens = max_tokens
         self.thinking_budget = thinking_budget
         self.backoff = Backoff(max_retries=max_retries, base_s=backoff_base_s)

@@ -83,6 +83,7 @@ class OpenAIProvider:
         self.backoff = Backoff(max_retries=max_retries, base_s=backoff_base_s)
         self._key = key or ""
         root = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = root  # recorded by a session, so that resume and branch go back to the same server
         self._url = f"{root}/chat/completions"
         self._headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._client = httpx2.Client(timeout=httpx2.Timeout(timeout_s, connect=10.0))

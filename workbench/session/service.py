@@ -69,7 +69,7 @@ def _provider(start: SessionStart, given: ProviderSpec | Provider | None, levels
     """The provider a resume or branch goes on with, and its server: one given ready-made, else the recorded one
     with what the caller names instead. A person's session named by no one is refused: nothing would drive it."""
     if given is not None and not isinstance(given, ProviderSpec):
-        return given, None
+        return given, getattr(given, "base_url", None)
     spec = ProviderSpec.recorded(start).overridden_by(given)
     if spec.name == HUMAN:
         raise SessionUsageError("this session was driven by a person: name a provider to hand it to a model "
@@ -162,8 +162,8 @@ class Session:
         _check_guidance(loaded, chosen)
         if isinstance(provider, ProviderSpec):
             made, base_url = provider.make(loaded.name, chosen), provider.base_url
-        else:
-            made, base_url = provider, None
+        else:  # a provider made by the caller: its server, where it has one, is recorded all the same
+            made, base_url = provider, getattr(provider, "base_url", None)
         setup = SessionSetup(loaded, chosen, made, limits, mode or detect_session_mode(), base_url)
         folder, log = create_session(setup, sessions_root(root))
         return cls(setup, folder, log)
