@@ -53,11 +53,12 @@ def _spmm_chunk_kernel(
     c_start = chunk * CHUNK
     c_end = tl.minimum(c_start + CHUNK, nnz)
     row = tl.load(chunk_row_ptr + chunk)
-    pos = c_start
+    # int64 throughout: row pointers may be int32 or int64, and a loop-carried value must keep one type on the GPU
+    pos = c_start.to(tl.int64)
     while pos < c_end:
         r_start = tl.load(row_ptr_ptr + row)
         r_end = tl.load(row_ptr_ptr + row + 1)
-        seg_end = tl.minimum(r_end, c_end)
+        seg_end = tl.minimum(r_end, c_end).to(tl.int64)
         acc = tl.zeros([BLOCK_N], dtype=tl.float32)
         for p in range(pos, seg_end):
             col = tl.load(col_ptr + p)
