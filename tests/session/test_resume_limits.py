@@ -41,6 +41,10 @@ def test_a_session_out_of_turns_goes_on_only_with_more_turns(fixture_root, tmp_p
     assert resume.limits == {"budget": 4}
     with pytest.raises(NotResumable, match="4 of its 4 turns spent"):  # the raised budget is the session's now
         Session.resume(folder, talker(6, start_at=4))
+    for turn, budget in ((4, 4), (1, 2)):  # a branch takes the limits in force at its turn
+        branched = Session.branch(folder, turn, provider=talker(6, start_at=turn), root=tmp_path / "branches")
+        assert branched.setup.limits.budget == budget
+        branched.close()
 
 
 def test_a_session_at_its_cost_limit_goes_on_only_with_a_higher_limit(fixture_root, tmp_path, monkeypatch):

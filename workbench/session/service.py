@@ -182,7 +182,7 @@ class Session:
         with writer.released_on_error():
             start, state = point.start, point.state
             made, base_url = _provider(start, provider, start.levels, state.responses)
-            limits = raised_limits(recorded_limits(start, point.events), raised or {})
+            limits = raised_limits(point.limits, raised or {})
             setup = SessionSetup(task_of(start, tasks_root), set(start.levels), made, limits, start.mode, base_url)
         log = reopen(folder, point, made, writer, by, raised)
         return cls(setup, folder, log, state, torn=point.torn, resumed_from=state.turn)
@@ -204,7 +204,7 @@ class Session:
         chosen = set(start.levels if levels is None else levels)
         _check_guidance(task, chosen)
         made, base_url = _provider(start, provider, chosen, played)
-        setup = SessionSetup(task, chosen, made, recorded_limits(start), start.mode, base_url)
+        setup = SessionSetup(task, chosen, made, recorded_limits(start, history), start.mode, base_url)
         origin = {"session": str(folder), "turn": turn}
         branched, log = create_session(setup, root or folder.resolve().parent, history, parent=origin)
         return cls(setup, branched, log)

@@ -199,6 +199,7 @@ class ResumePoint:
     prefix: list[Event]  # the events up to the last complete turn
     state: SessionState
     discarded: list[int] | None  # [first, end) seqs of a turn cut short, dropped on resume
+    limits: Limits  # as started, and as earlier resumes raised them
 
 
 def resume_point(folder: Path, raised: dict[str, Any] | None = None) -> ResumePoint:
@@ -209,10 +210,11 @@ def resume_point(folder: Path, raised: dict[str, Any] | None = None) -> ResumePo
     prefix = complete_prefix(live)
     discarded = [prefix[-1].seq + 1, events[-1].seq + 1] if len(prefix) < len(live) else None
     state = add_discarded_spend(rebuild(prefix), events, prefix)  # earlier resumes' discards and this one's
+    limits = recorded_limits(start, live)
     ends = [e for e in live if isinstance(e, SessionEnd)]
     if ends:
-        _check_resumable(folder.name, ends[-1], recorded_limits(start, live), state, raised or {})
-    return ResumePoint(events, start, torn, prefix, state, discarded)
+        _check_resumable(folder.name, ends[-1], limits, state, raised or {})
+    return ResumePoint(events, start, torn, prefix, state, discarded, limits)
 
 
 def _check_resumable(name: str, end: SessionEnd, limits: Limits, state: SessionState, raised: dict[str, Any]) -> None:
