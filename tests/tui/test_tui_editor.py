@@ -37,6 +37,8 @@ async def taken_over(pilot, app) -> LiveScreen:
     await wait_until(pilot, lambda: screen.is_mounted and screen.loop.status == LoopState.PAUSED, what="the session")
     await pilot.press("t")
     await wait_until(pilot, lambda: screen.loop.status == LoopState.TAKEN_OVER and not screen.editor.read_only)
+    # the editor takes the focus a moment later: an esc before that is the screen's (back to Home), not the editor's
+    await wait_until(pilot, lambda: screen.editing, what="the editor's focus")
     await pilot.press("escape")  # out of the editor: the screen's keys work again
     return screen
 

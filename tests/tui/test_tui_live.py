@@ -1,5 +1,7 @@
 """A live scripted session on the fixture task: turns arrive, pause, step, take over, edit, hand back."""
 
+import json
+
 import pytest
 from conftest import FIXTURE_ROOT, FIXTURES
 from textual.widgets import Button, DataTable, TextArea
@@ -20,7 +22,13 @@ EDIT = "# tuned by a person\n"
 def app(fixture_root, tmp_path, monkeypatch):
     for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(key, raising=False)
-    return WorkbenchApp(sessions=tmp_path / "sessions", script_dirs=[FIXTURES / "scripts"], mode="interpret", budget=20)
+    # the fixture script streamed slowly: with a warm eval worker its five turns can all be over, on a loaded
+    # machine, before a key pressed after the first one is handled, and the test is about keys during the turns
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    turns = json.loads((FIXTURES / "scripts" / "scale_add.json").read_text())
+    (scripts / "scale_add.json").write_text(json.dumps([{**turn, "delay_s": 0.2} for turn in turns]))
+    return WorkbenchApp(sessions=tmp_path / "sessions", script_dirs=[scripts], mode="interpret", budget=20)
 
 
 def human_actions(screen):
