@@ -1,6 +1,6 @@
 """The human-tuned demo session: a person works sliding_window_max by hand, driven through the Session service the way
-the app's human mode drives it (taken over from the start; solution.py edited, evaluated, a note, a submission;
-leaving ends it, interrupted and resumable). It is logged like any session, its provider `human`.
+the app's human mode drives it (taken over from the start; solution.py edited, evaluated, a note, then a final
+submission, which ends it as an agent's final submit does). It is logged like any session, its provider `human`.
 
 The person's kernels are the task's L1+L2 ladder rung, then that rung with the span and warps they tuned (TUNING,
 two stated edits), so every solution the demo shows is a checked file or a stated edit of one.
@@ -36,7 +36,7 @@ TAKEOVER_TIMEOUT_S = 60.0
 
 @dataclass(frozen=True)
 class Step:
-    action: str  # edit (text: the new solution.py), evaluate, note (text: the note), submit
+    action: str  # edit (text: the new solution.py), evaluate, note (text: the note), submit, finish (a final submit)
     text: str = ""
 
 
@@ -52,12 +52,13 @@ def steps() -> list[Step]:
     """What the person does, in order."""
     first = rung_source(TASK, "l1_l2")
     return [Step("edit", first), Step("evaluate"), Step("edit", tuned(first)), Step("evaluate"), Step("note", NOTE),
-            Step("submit")]  # fmt: skip
+            Step("finish")]  # fmt: skip
 
 
 def drive(task: str, plan: list[Step], mode: str, root: Path, budget: int = 350) -> Path:
-    """A person's session on `task` under `root`, the plan's steps done in order, then left (interrupted). Its
-    folder; an eval that cannot run raises after the session is closed."""
+    """A person's session on `task` under `root`, the plan's steps done in order (a final submission ends it;
+    without one it is left, interrupted and resumable). Its folder; an eval that cannot run raises after the session
+    is closed."""
     session = Session.new(task, set(), PersonAtKeyboard(), make_limits(budget), mode, root)
     print(f"session {session.folder} (a person drives it)", flush=True)
     loop = session.attach()
@@ -89,8 +90,11 @@ def _do(loop: AgentLoop, step: Step) -> None:
     elif step.action == "note":
         loop.note(step.text)
         print("  person: a note", flush=True)
-    elif step.action in ("evaluate", "submit"):
-        result = loop.human_evaluate() if step.action == "evaluate" else loop.human_submit()
+    elif step.action in ("evaluate", "submit", "finish"):
+        if step.action == "evaluate":
+            result = loop.human_evaluate()
+        else:
+            result = loop.human_submit(final=step.action == "finish")
         verdict = "an error" if result is None else ("correct" if result.correct else "not correct")
         print(f"  person: {step.action}: {verdict}", flush=True)
     else:

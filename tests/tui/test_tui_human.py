@@ -171,3 +171,47 @@ def test_a_persons_session_compares_with_an_agents(no_keys, tmp_path):
     assert ours["correct"] == "yes (1/1 submissions correct)" and ours["first correct submission"] == "turn 0"
     assert theirs["correct"] == "yes (1/1 submissions correct)" and theirs["first correct submission"] == "turn 5"
     assert (ours["condition"], ours["outcome"], ours["cost"]) == ("unguided", "interrupted", "n/a")
+
+
+def test_a_persons_final_submission_ends_the_session_as_submitted(no_keys, tmp_path):
+    """An agent's final submit ends its session; a person's does too (the app's U), and the folder says who drove."""
+    from workbench.session.service import PersonAtKeyboard, Session
+    from workbench.session.specs import make_limits
+
+    person = Session.new("scale_add", {1}, PersonAtKeyboard(), make_limits(20), "interpret", tmp_path)
+    assert person.folder.name.startswith("scale_add-human-L1-")
+    loop = person.attach()
+    loop.take_over()
+    loop.start(paused=True)
+    while loop.status != LoopState.TAKEN_OVER:
+        loop.wait(0.01)
+    loop.human_edit(KERNEL)
+    assert loop.human_submit().correct  # not final: the person goes on
+    assert loop.wait(0.2) is None and loop.status == LoopState.TAKEN_OVER
+    assert loop.human_submit(final=True).correct
+    assert loop.wait(30) == "submitted"
+    person.close()
+    events = read_log(person.folder / "events.jsonl").events
+    submissions = [(e.by, e.final) for e in events if e.kind == "submission"]
+    assert submissions == [("human", False), ("human", True)]
+    assert events[-1].kind == "session_end" and events[-1].reason == "submitted"
+
+
+@app_test
+async def test_U_submits_as_final_and_the_session_ends(no_keys, tmp_path):
+    app = WorkbenchApp(sessions=tmp_path / "sessions", script_dirs=[tmp_path / "no-scripts"], mode="interpret")
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await start_from_the_form(pilot, app)
+        screen.editor.load_text(KERNEL)
+        screen.editor.focus()
+        await pilot.press("escape")
+        assert "U" in footer_keys(screen)
+        await pilot.press("U")
+        await wait_until(pilot, lambda: screen.loop.status == LoopState.FINISHED, what="the session's end")
+        assert screen.loop.end_reason == "submitted"
+        assert "U" not in footer_keys(screen)  # nothing left to submit
+        folder = screen.live.folder
+    app.wait_closed()
+    events = read_log(folder / "events.jsonl").events
+    assert [(e.by, e.final, e.correct) for e in events if e.kind == "submission"] == [("human", True, True)]
+    assert events[-1].reason == "submitted"

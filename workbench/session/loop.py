@@ -265,12 +265,18 @@ class AgentLoop:
             self._log_eval(outcome.eval_result, by="human")
         return outcome.eval_result  # type: ignore[return-value]
 
-    def human_submit(self) -> EvalResult:
+    def human_submit(self, final: bool = False) -> EvalResult:
+        """The person's submission of solution.py. A final one ends the session ("submitted"), correct or not, as
+        an agent's final submit does; otherwise the person goes on working."""
         self._require_takeover()
-        outcome = self.tools.execute("submit", {"final": False}, threading.Event())
+        outcome = self.tools.execute("submit", {"final": final}, threading.Event())
         assert outcome.eval_result is not None
         self._log(ev.Human(turn=self.state.turn, action="submit", text=outcome.text))
-        self._log_submission(outcome.eval_result, final=False, by="human")
+        self._log_submission(outcome.eval_result, final=final, by="human")
+        if final:
+            with self._cond:
+                self._stop_reason = self._stop_reason or "submitted"
+            self.stop()
         return outcome.eval_result
 
     def wait(self, timeout: float | None = None) -> str | None:

@@ -35,6 +35,7 @@ from workbench.session.log import SessionLog, read_log
 from workbench.session.loop import AgentLoop, Limits, LoopCallbacks
 from workbench.session.specs import ProviderSpec, SessionUsageError, raised_limits, recorded_limits
 from workbench.session.store import (
+    HUMAN,
     SessionSetup,
     build_loop,
     claim_resume,
@@ -49,8 +50,6 @@ from workbench.session.store import (
 from workbench.session.watch import POLL_S, SessionWatch
 from workbench.session.writer import Writer
 from workbench.tasks import Task, load_task
-
-HUMAN = "human"  # the provider name a session driven by a person records
 
 
 class PersonAtKeyboard:

@@ -56,8 +56,17 @@ def sessions_root(explicit: Path | None = None) -> Path:
     return explicit or Path(os.environ.get("WORKBENCH_SESSIONS") or project_root() / "sessions")
 
 
-def new_session_id(task: str, levels: set[int]) -> str:
-    condition = "guided-L" + "".join(str(level) for level in sorted(levels)) if levels else "unguided"
+HUMAN = "human"  # the provider name a session driven by a person records
+
+
+def new_session_id(task: str, levels: set[int], human: bool = False) -> str:
+    """task-condition-time-random; the condition says who drives (a person's sessions read "human") and what
+    guidance is shown (L123)."""
+    shown = "L" + "".join(str(level) for level in sorted(levels)) if levels else ""
+    if human:
+        condition = "-".join(("human", shown)) if shown else "human"
+    else:
+        condition = f"guided-{shown}" if levels else "unguided"
     return f"{task}-{condition}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
 
@@ -125,7 +134,7 @@ def create_session(setup: SessionSetup, root: Path, history: list[Event] | None 
                    parent: dict[str, Any] | None = None) -> tuple[Path, SessionLog]:  # fmt: skip
     """A new session folder with its workspace and log; a branch brings the parent's first turns. A folder that
     cannot be made (a read-only or full disk) is a SessionStoreError, and the part made is removed."""
-    folder = root / new_session_id(setup.task.name, setup.levels)
+    folder = root / new_session_id(setup.task.name, setup.levels, human=setup.provider.name == HUMAN)
     made = False
     try:
         folder.mkdir(parents=True)

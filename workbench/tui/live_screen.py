@@ -41,12 +41,13 @@ CONTROLS = [
     ("take_over", "Take over / hand back", "Edit solution.py yourself while the agent waits; again to hand back"),
     ("hand_over", "Hand to a model", "A session you drive goes on with a model you choose (its key must be set)"),
     ("evaluate", "Evaluate now", "Evaluate the editor's solution.py (while taken over)"),
-    ("submit", "Submit", "Record a submission of the editor's solution.py (while taken over)"),
+    ("submit", "Submit", "Record a submission of the editor's solution.py and go on working (while taken over)"),
+    ("submit_final", "Submit & finish", "Submit the editor's solution.py as final; the session ends (taken over)"),
     ("note", "Note for the agent", "A note delivered with the agent's next request"),
     ("external_editor", "Edit in $EDITOR", "Open solution.py in $EDITOR (while taken over); a save is evaluated"),
     ("toggle_folds", "Fold / unfold results", "Show long tool results whole, or folded to their first lines"),
 ]
-TAKEN_OVER_ONLY = {"evaluate", "submit", "external_editor"}
+TAKEN_OVER_ONLY = {"evaluate", "submit", "submit_final", "external_editor"}
 
 
 class LiveScreen(FeedScreen):
@@ -56,6 +57,7 @@ class LiveScreen(FeedScreen):
         Binding("s", "step", "Step"),
         Binding("e", "evaluate", "Evaluate"),
         Binding("u", "submit", "Submit"),
+        Binding("U", "submit_final", "Submit & finish"),
         Binding("n", "note", "Note"),
         # ctrl+t works in the editor too; the footer shows it where t would be typed as a letter
         Binding("t", "take_over", "Take over/hand back"),
@@ -211,6 +213,10 @@ class LiveScreen(FeedScreen):
         if self._require_takeover():
             self._human("submit", self.editor.text)
 
+    def action_submit_final(self) -> None:
+        if self._require_takeover():
+            self._human("submit_final", self.editor.text)
+
     def action_toggle_folds(self) -> None:
         self.transcript.log_widget.action_toggle_folds()
 
@@ -260,17 +266,21 @@ class LiveScreen(FeedScreen):
     # -- workers: the loop's human_* calls write files and run evals ---------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="human")
     def _human(self, what: str, source: str, record: bool = False) -> None:
-        self._set_busy(f"{what}…")
+        self._set_busy(f"{what.replace('_final', '')}…")
         try:
             if record:  # already on disk, saved outside the app: record it as the person's edit
                 self.loop.human_edit(source)
             else:
                 self._apply_edit(source)
-            result = self.loop.human_evaluate() if what == "evaluate" else self.loop.human_submit()
+            if what == "evaluate":
+                result = self.loop.human_evaluate()
+            else:
+                result = self.loop.human_submit(final=what == "submit_final")
             verdict = "correct" if result is not None and result.correct else "not correct"
-            self.app.call_from_thread(self.notify, f"{what}: {verdict}")
+            done = "; the session ends" if what == "submit_final" else ""
+            self.app.call_from_thread(self.notify, f"{what.replace('_final', '')}: {verdict}{done}")
         except Exception as exc:  # a worker's boundary: tell the person, keep the session
-            self.app.call_from_thread(self.notify, f"{what} failed: {exc}", severity="error")
+            self.app.call_from_thread(self.notify, f"{what.replace('_final', '')} failed: {exc}", severity="error")
         finally:
             self._set_busy("")
 
