@@ -31,10 +31,11 @@ def apply(interpret: bool) -> list[str]:
     if not interpret:
         applied.append(_patch_cuda_launcher())
     if interpret:
-        from . import interpreter_fixes
+        from . import interpreter_fixes, interpreter_speed
 
         applied.append(_patch_interpreter_launch())
         applied.extend(interpreter_fixes.apply())
+        applied.extend(interpreter_speed.apply())  # last: it wraps what the fixes patched
         applied.append(_autotune_first_config(autotuner))
     return applied
 
