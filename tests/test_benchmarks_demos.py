@@ -124,8 +124,9 @@ def test_the_solutions_no_ladder_rung_covers_pass_in_interpret_mode(tmp_path):
 def fixture_demos(script: Path) -> list[record_demos.Demo]:
     fixture = json.loads((FIXTURES / "scripts" / "scale_add.json").read_text())
     _, evaluated = played(fixture)
+    # the person's last step is a final submission ("finish"): it ends the session, as the real demo's does
     person = (human_demo.Step("edit", evaluated[-1]), human_demo.Step("evaluate"), human_demo.Step("note", "tail"),
-              human_demo.Step("submit"))  # fmt: skip
+              human_demo.Step("finish"))  # fmt: skip
     return [record_demos.Demo("scale_add", "unguided", script), record_demos.Demo("scale_add", "human", steps=person)]
 
 
