@@ -170,7 +170,7 @@ def test_a_persons_session_compares_with_an_agents(no_keys, tmp_path):
     ours, theirs = Side.load(person.folder).summary(), Side.load(agent.folder).summary()
     assert ours["correct"] == "yes (1/1 submissions correct)" and ours["first correct submission"] == "turn 0"
     assert theirs["correct"] == "yes (1/1 submissions correct)" and theirs["first correct submission"] == "turn 5"
-    assert (ours["condition"], ours["outcome"], ours["cost"]) == ("unguided", "interrupted", "n/a")
+    assert (ours["condition"], ours["outcome"], ours["cost"]) == ("human", "interrupted", "n/a")
 
 
 def test_a_persons_final_submission_ends_the_session_as_submitted(no_keys, tmp_path):

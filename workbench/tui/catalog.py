@@ -54,9 +54,13 @@ class SessionSummary:
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(self.started))
 
 
-def condition_of(levels: Iterable[int]) -> str:
-    chosen = sorted(levels)
-    return "guided L" + "".join(str(level) for level in chosen) if chosen else "unguided"
+def condition_of(levels: Iterable[int], provider: str = "") -> str:
+    """The condition as the app words it. A person's session is a condition of its own ("human", "human L123"), as
+    its folder's name says: its best speedup is never counted as an agent's, guided or not."""
+    shown = "L" + "".join(str(level) for level in sorted(levels))
+    if provider == HUMAN:
+        return f"human {shown}" if shown != "L" else "human"
+    return f"guided {shown}" if shown != "L" else "unguided"
 
 
 def summarize(folder: Path) -> SessionSummary:
@@ -67,7 +71,7 @@ def summarize(folder: Path) -> SessionSummary:
         folder=folder,
         session_id=start.session_id,
         task=start.task,
-        condition=condition_of(start.levels),
+        condition=condition_of(start.levels, start.provider),
         provider=start.provider,
         model=start.model,
         turns=state.turn,

@@ -36,7 +36,7 @@ class Side:
 
     @property
     def condition(self) -> str:
-        return condition_of(self.start.levels)
+        return condition_of(self.start.levels, self.start.provider)
 
     @property
     def session_id(self) -> str:
