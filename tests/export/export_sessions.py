@@ -1,7 +1,7 @@
-"""Sessions for the export's tests: the committed examples (interpret mode, untimed) and a session written here
+"""Sessions for the export's tests: the committed examples (recorded on an H200, timed), a session written here
 through the real log writer as a GPU run would log it (timed evals as the harness's own result objects make them,
 an incorrect one with mismatches, an interrupted one, two submissions under the `best` rule), its model output
-and tool results holding HTML and script tags."""
+and tool results holding HTML and script tags, and one as the CPU interpreter would log it (nothing timed)."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ from workbench.session.log import SessionLog
 from workbench.session.service import Session
 
 EXAMPLES = REPO / "sessions" / "examples"
-GUIDED = EXAMPLES / "rmsnorm_residual-guided-L123-20261129-153101-9270"
-UNGUIDED = EXAMPLES / "rmsnorm_residual-unguided-20261129-153123-0dc8"
+GUIDED = EXAMPLES / "sliding_window_max-guided-L123-20261203-095138-9a39"
+UNGUIDED = EXAMPLES / "sliding_window_max-unguided-20261203-094954-fa60"
 
 SCRIPT = "</script><script>alert(1)</script>"
 MARKUP = '<img src=x onerror="alert(2)"><b>not bold</b>'
@@ -83,6 +83,58 @@ def write_timed_session(folder: Path) -> Path:
             _turn(log, turn)
         log.append(SessionEnd(turn=5, reason="submitted", turns=5, usage=USAGE, cost=0.25, best_speedup=2.1,
                               submissions=2))  # fmt: skip
+    finally:
+        log.close()
+    return folder
+
+
+INTERPRET_NOTE = "not timed in interpret mode (CPU interpreter): correctness only"  # the harness's words
+
+
+def interpret_eval_dict(correct: bool) -> dict:
+    """An eval as the harness reports it in interpret mode: two workloads checked, none timed."""
+    device = DeviceInfo("cpu (no CUDA GPU)", None, None, "2.13.0", "3.6.0", "interpret")
+    small = WorkloadResult("tiny", correct=True, max_abs_err=0.0, max_rel_err=0.0, seeds_checked=3,
+                           timing_note=INTERPRET_NOTE)  # fmt: skip
+    if correct:
+        ragged = WorkloadResult("tiny-ragged", correct=True, max_abs_err=0.0, max_rel_err=0.0, seeds_checked=3,
+                                timing_note=INTERPRET_NOTE)  # fmt: skip
+    else:
+        ragged = WorkloadResult("tiny-ragged", failure="mismatch", max_abs_err=1.5, max_rel_err=0.2, mismatches=40,
+                                first_mismatches=[Mismatch("y", [0, 3], 0.5, 0.25)], seeds_checked=1)  # fmt: skip
+    result = EvalResult("scale", "solution.py", "0" * 64, device, StaticResult(True), [small, ragged])
+    return result.finish().to_dict()
+
+
+def write_interpret_session(folder: Path) -> Path:
+    """A three-turn session on the CPU interpreter: turn 1 evaluated incorrect, turn 2 correct, turn 3 submitted
+    final. Nothing in it was timed."""
+    start = dataclasses.replace(Session.open(GUIDED).start, session_id="interpret-run", version=2, mode="interpret",
+                                device="cpu (no CUDA GPU)", script=None, task="scale")  # fmt: skip
+    folder.mkdir(parents=True)
+    log = SessionLog(folder / "events.jsonl")
+    try:
+        log.append(start)
+        log.append(Files(turn=0, changed={"solution.py": solution_source(0)}, deleted=[]))
+        for turn in (1, 2, 3):
+            log.append(ModelRequest(turn=turn, messages=2 * turn, notes_delivered=[]))
+            log.append(ModelResponse(turn=turn, content=[{"type": "text", "text": f"turn {turn}"}],
+                                     stop_reason="tool_use", usage=USAGE, model="scripted", latency_s=0.0, retries=0,
+                                     cost=None))  # fmt: skip
+            if turn < 3:
+                _call(log, turn, "write_file", {"path": "solution.py", "content": solution_source(turn)}, "wrote")
+                log.append(Files(turn=turn, changed={"solution.py": solution_source(turn)}, deleted=[]))
+                _call(log, turn, "evaluate", {}, "evaluated")
+                log.append(EvalEvent(turn=turn, by="agent", summary="eval", result=interpret_eval_dict(turn == 2)))
+            else:
+                _call(log, turn, "submit", {"final": True}, "submission recorded")
+                files = {"solution.py": solution_source(2)}
+                log.append(Submission(turn=turn, by="agent", final=True, summary="ok",
+                                      result=interpret_eval_dict(True), files=files))  # fmt: skip
+            log.append(TurnEnd(turn=turn, user_message=None, files_changed=[], best_speedup=None, usage=USAGE,
+                               cost=None, tools=[]))  # fmt: skip
+        log.append(SessionEnd(turn=3, reason="submitted", turns=3, usage=USAGE, cost=None, best_speedup=None,
+                              submissions=1))  # fmt: skip
     finally:
         log.close()
     return folder

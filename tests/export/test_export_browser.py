@@ -64,8 +64,8 @@ def test_the_loaded_page_shows_the_sessions_with_untrusted_text_as_text(timed_pa
     text = "".join(dom.text)
     assert SCRIPT in text and "alert(2)" in text  # ... and are shown as the model wrote them
     assert dom.count("details", "turn") == 6 + 7  # every turn of both sessions, set-up included, folded
-    assert dom.count("svg") == 1 and dom.count("polyline") == 1 and dom.count("table", "summary") == 1
-    assert "eval interrupted" in text and "speedup unavailable" not in text  # one of the two sessions was timed
+    assert dom.count("svg") == 1 and dom.count("polyline") == 2 and dom.count("table", "summary") == 1
+    assert "eval interrupted" in text and "speedup unavailable" not in text  # both sessions were timed
 
 
 def test_a_screenshot_is_a_rendered_page_of_the_asked_size(timed_page, tmp_path):

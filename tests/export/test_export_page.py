@@ -5,12 +5,25 @@ plot, and untrusted text escaped."""
 from __future__ import annotations
 
 import re
+import shutil
 from html.parser import HTMLParser
 
 import pytest
-from export_sessions import GUIDED, MARKUP, SCRIPT, SPEEDUPS, TIMED_ID, UNGUIDED, solution_source, write_timed_session
+from export_sessions import (
+    GUIDED,
+    INTERPRET_NOTE,
+    MARKUP,
+    SCRIPT,
+    SPEEDUPS,
+    TIMED_ID,
+    UNGUIDED,
+    solution_source,
+    write_interpret_session,
+    write_timed_session,
+)
 
 from workbench.export import export_html
+from workbench.session.log import read_log
 
 
 class Elements(HTMLParser):
@@ -102,8 +115,8 @@ def test_the_solution_is_shown_after_each_turn_that_changed_it(timed):
 
 
 def test_timing_of_an_interpret_session_is_unavailable_never_invented(tmp_path):
-    out = tmp_path / "guided.html"
-    export_html(GUIDED, out)
+    out = tmp_path / "interpret.html"
+    export_html(write_interpret_session(tmp_path / "interpret"), out)
     page = out.read_text()
     text = " ".join(Elements(page).text)
     assert "Timing unavailable: mode interpret measures correctness only." in text
@@ -112,10 +125,28 @@ def test_timing_of_an_interpret_session_is_unavailable_never_invented(tmp_path):
         "speedup unavailable" in text and "<polyline" not in page and not re.search(r"<title>turn \d+: [\d.]+x", page)
     )
     cells = re.findall(r'<span title="([^"]*)" class="unavailable">unavailable</span>', page)
-    assert len(cells) == 4 * 2 * 5 * 2  # 4 evals (twice: the list and the transcript), 2 workloads, 5 timing figures
+    # 2 evals and the submission (twice: the list and the transcript), 2 workloads, 5 timing figures
+    assert len(cells) == 3 * 2 * 2 * 5
     # each says why: the harness's note, or, for a workload that failed before its timing, that nothing was measured
-    assert set(cells) == {"not timed in interpret mode (CPU interpreter): correctness only", "not measured"}
+    assert set(cells) == {INTERPRET_NOTE, "not measured"}
     assert not re.search(r"\d+(\.\d+)? ± ", text)  # no latency anywhere
+
+
+def test_an_example_recorded_on_the_h200_shows_what_it_measured(tmp_path):
+    out = tmp_path / "guided.html"
+    export_html(GUIDED, out)
+    page = out.read_text()
+    text = " ".join(Elements(page).text)
+    assert "mode cuda on NVIDIA H200" in text and "Timing unavailable" not in text
+    events = read_log(GUIDED / "events.jsonl").events
+    results = {e.turn: e.result for e in events if e.kind in ("eval_result", "submission")}
+    assert sorted(results) == [2, 3, 4, 5, 6]
+    for result in results.values():
+        assert f"{result['speedup_geomean']:.3f}x" in text  # each eval's speedup as the H200 measured it
+        latency = result["workloads"][0]["latency_ms"]
+        assert f"{latency['median']:.4g} ± " in text
+    dots = re.findall(r"<title>turn (\d+): ([\d.]+)x</title>", page)
+    assert {int(turn) for turn, _ in dots} == set(results) and page.count("<polyline") == 1
 
 
 def test_two_sessions_side_by_side(tmp_path):
@@ -127,16 +158,24 @@ def test_two_sessions_side_by_side(tmp_path):
     text = "".join(parsed.text)
     assert "guided L12 (levels 1, 2)" in text and "guided L123 (levels 1, 2, 3)" in text
     assert len(parsed.named("svg")) == 1 and page.count('<text x="82"') == 2  # one plot, a legend entry each
-    assert page.count("<polyline") == 1  # the untimed session draws no speedup line, only its verdict lane
+    assert page.count("<polyline") == 2  # both were timed: a speedup line each
     assert page.count('class="pair"') == 4  # solutions, settings, evals, transcripts
     assert f"--- {TIMED_ID}/solution.py" in text and f"+++ {GUIDED.name}/solution.py" in text
-    assert "+def solution(x, residual, weight, eps):" in text and "-    return x * 2" in text
+    assert "+def solution(x: torch.Tensor, w: int) -> torch.Tensor:" in text and "-    return x * 2" in text
     summary = re.search(r'<table class="summary">.*?</table>', page, re.S)
     assert summary and GUIDED.name in summary.group() and "timed-&lt;i&gt;gpu&lt;/i&gt;-run" in summary.group()
 
 
 def test_identical_final_solutions_say_so(tmp_path):
+    out, twin = tmp_path / "compare.html", tmp_path / "twin"
+    shutil.copytree(GUIDED, twin)  # the same session under another folder: the same final kernel
+    export_html(GUIDED, out, compare=twin)
+    assert "(identical)" in "".join(Elements(out.read_text()).text)
+
+
+def test_different_final_solutions_are_diffed(tmp_path):
     out = tmp_path / "compare.html"
-    export_html(GUIDED, out, compare=UNGUIDED)  # the two examples' scripts end on the same kernel
+    export_html(GUIDED, out, compare=UNGUIDED)  # the expert against the direct method it never left
     text = "".join(Elements(out.read_text()).text)
-    assert "guided L123" in text and "unguided" in text and "(identical)" in text
+    assert "guided L123" in text and "unguided" in text and "(identical)" not in text
+    assert f"--- {GUIDED.name}/solution.py" in text and "+    BLOCK = 2048" in text

@@ -1,4 +1,8 @@
-"""Judge fixtures: the rmsnorm_residual task, the guided example session's files, and scripted answers."""
+"""Judge fixtures: the rmsnorm_residual task, a guided session and its files, and scripted answers.
+
+The session is the judge's own fixture (tests/fixtures/judge/): a scripted rmsnorm_residual session recorded on the
+CPU, once the committed example. The judge is runtime-blind, and the tests below cite its design note and kernel
+line by line, so they keep a copy that does not change when the demos in sessions/examples are recorded again."""
 
 from __future__ import annotations
 
@@ -8,14 +12,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from conftest import REPO
+from conftest import FIXTURES, REPO
 
 from workbench.agent.conversation import ModelRequest, ModelResponse
 from workbench.agent.provider import DeltaCallback, RetryCallback
 from workbench.agent.scripted import ScriptedProvider, ScriptedTurn
 from workbench.tasks import Task, load_task
 
-EXAMPLE = REPO / "sessions" / "examples" / "rmsnorm_residual-guided-L123-20261129-153101-9270"
+EXAMPLE = FIXTURES / "judge" / "rmsnorm_residual-guided-L123-20261129-153101-9270"
 DESIGN = EXAMPLE / "work" / "DESIGN.md"  # 8 lines
 SOLUTION = EXAMPLE / "work" / "solution.py"  # 35 lines
 

@@ -1,4 +1,5 @@
-"""Session logs for the judge's tests, made from the guided example's: events edited as JSON and renumbered."""
+"""Session logs for the judge's tests, made from its fixture session's (judge_helpers.EXAMPLE): events edited as JSON
+and renumbered."""
 
 from __future__ import annotations
 

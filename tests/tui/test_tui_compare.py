@@ -9,6 +9,7 @@ from textual.widgets import DataTable
 from tui_helpers import EXAMPLES, GUIDED, UNGUIDED, app_test, wait_until
 
 from workbench.session.events import EvalResult, Submission
+from workbench.session.history import rebuild
 from workbench.session.log import read_log
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.compare_screen import CompareScreen
@@ -16,6 +17,7 @@ from workbench.tui.curve import speedup_curve
 from workbench.tui.home import HomeScreen
 from workbench.tui.live_screen import LiveScreen
 from workbench.tui.replay_screen import ReplayScreen
+from workbench.tui.timeline import up_to_turn
 from workbench.tui.widgets.plot import UNTIMED, SpeedupPlot
 from workbench.tui.widgets.timing import TimingPanel
 
@@ -46,28 +48,41 @@ def column(table, row):
     return [str(cell) for cell in table.get_row(row)]
 
 
+def session_end(folder):
+    return read_log(folder / "events.jsonl").events[-1]
+
+
+def solution_at(folder, turn):
+    return rebuild(up_to_turn(read_log(folder / "events.jsonl").events, turn)).solution
+
+
 @app_test
-async def test_compare_from_home_shows_both_conditions_untimed_and_moves_both_transcripts(project_root):
+async def test_compare_from_home_shows_both_conditions_timed_and_moves_both_transcripts(project_root):
+    guided, unguided = session_end(GUIDED), session_end(UNGUIDED)  # what the two logs record of their H200 runs
+    assert guided.best_speedup > 10 * unguided.best_speedup  # the story the pair tells: L1 changes the algorithm
     app = WorkbenchApp(sessions=EXAMPLES)
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await open_compare(pilot, app)
         summary = screen.query_one("#compare-summary", DataTable)
         assert column(summary, "condition")[1:] == ["guided L123", "unguided"]
-        assert column(summary, "best speedup")[1:] == ["untimed", "untimed"]
-        assert column(summary, "first correct submission")[1:] == ["turn 6", "turn 6"]
+        assert column(summary, "best speedup")[1:] == [f"{guided.best_speedup:.2f}x", f"{unguided.best_speedup:.2f}x"]
+        assert column(summary, "first correct submission")[1:] == ["turn 6", "turn 4"]
         assert column(summary, "JSdesign")[1:] == ["not judged", "not judged"]
-        assert column(summary, "tokens in/out/cache")[1].startswith("21,284 / 1,280")
-        assert UNTIMED in screen.plot.plain() and screen.plot.plain().count("S") >= 2
-        assert screen.cursor == 6 and screen.diff_text == ""  # the final solutions are the same
+        tokens = f"{guided.usage['input_tokens']:,} / {guided.usage['output_tokens']:,}"
+        assert column(summary, "tokens in/out/cache")[1].startswith(tokens)
+        plot = screen.plot.plain()
+        assert UNTIMED not in plot and f"{guided.best_speedup:.2f}x" in plot and plot.count("S") >= 2
+        assert screen.cursor == 6 and "van Herk" in screen.diff_text  # A ends on the expert, B on the direct method
         a, b = screen.transcripts
         await pilot.press("home")
         assert {e.turn for e in a.shown} == {e.turn for e in b.shown} == {0}
         await pilot.press("right", "right")
-        assert screen.cursor == 2
+        assert screen.cursor == 2 and screen.diff_text == ""  # both begin with the plain rung
         assert max(e.turn for e in a.shown) == max(e.turn for e in b.shown) == 2
-        removed = [line for line in screen.diff_text.splitlines() if line.startswith("-") and "/ BLOCK + eps" in line]
-        added = [line for line in screen.diff_text.splitlines() if line.startswith("+") and "n_cols)" in line]
-        assert removed and added
+        await pilot.press("right")
+        lines = screen.diff_text.splitlines()
+        assert any(line.startswith("-") and "van Herk / Gil-Werman" in line for line in lines)  # A's L1 rung
+        assert "+    BLOCK = 2048" in lines  # B's tweak of the direct method
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
 
@@ -85,12 +100,15 @@ async def test_enter_compares_once_two_are_marked_and_c_unmarks(project_root):
         await open_compare(pilot, app, key="enter")
 
 
-def test_the_plot_is_untimed_for_interpret_sessions_and_marks_submissions():
-    curve = speedup_curve(read_log(GUIDED / "events.jsonl").events)
-    assert not curve.timed and [m.correct for m in curve.marks] == [None, False, True, True, None, True]
+def test_the_plot_draws_the_sessions_timed_speedups_and_marks_submissions():
+    events = read_log(GUIDED / "events.jsonl").events
+    curve = speedup_curve(events)
+    assert curve.timed and [m.correct for m in curve.marks] == [None, True, True, True, True, True]
     assert [m.turn for m in curve.marks if m.submitted] == [6]
+    evals = [e.result["speedup_geomean"] for e in events if e.kind == "eval_result"]  # turns 2-5, on the H200
+    assert [m.best for m in curve.marks[1:5]] == [max(evals[: i + 1]) for i in range(4)]
     text = SpeedupPlot([("g", curve)], cursor=3).plain(40)
-    assert UNTIMED in text and "·✗✓✓·✓" in text and text.splitlines()[2].rstrip().endswith("S")
+    assert UNTIMED not in text and f"{max(evals):.2f}x" in text and text.splitlines()[2].rstrip().endswith("S")
 
 
 def test_the_plot_draws_the_best_correct_speedup_so_far():
@@ -115,7 +133,8 @@ async def test_the_replay_timing_panel_plots_the_session(project_root):
         await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.query(TimingPanel))
         await pilot.press("home", "right", "right")
         panel = app.screen.query_one(TimingPanel)
-        assert panel.plot.cursor == 2 and UNTIMED in panel.plot.plain()
+        best = session_end(UNGUIDED).best_speedup
+        assert panel.plot.cursor == 2 and UNTIMED not in panel.plot.plain() and f"{best:.2f}x" in panel.plot.plain()
 
 
 def copy_examples(tmp_path):
@@ -141,7 +160,8 @@ async def test_branching_a_replay_at_turn_two_opens_a_live_session_with_two_inhe
     events = read_log(folder / "events.jsonl").events
     assert events[0].parent == {"session": str(parent), "turn": 2}
     assert [e.turn for e in events if e.kind == "turn_end" and e.inherited] == [1, 2]
-    assert "/ BLOCK + eps" in (folder / "work" / "solution.py").read_text()
+    assert (folder / "work" / "solution.py").read_text() == solution_at(GUIDED, 2)  # the plain rung of turn 2
+    assert "Ladder rung 0 (plain)" in solution_at(GUIDED, 2)
 
 
 @app_test

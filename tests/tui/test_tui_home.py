@@ -3,8 +3,9 @@
 import pytest
 from conftest import REPO
 from textual.widgets import DataTable
-from tui_helpers import EXAMPLES, GUIDED, app_test, wait_until
+from tui_helpers import EXAMPLES, GUIDED, HUMAN, RMSNORM_GUIDED, RMSNORM_UNGUIDED, UNGUIDED, app_test, wait_until
 
+from workbench.session.log import read_log
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.catalog import best_speedups, find_script, find_sessions, summarize
 from workbench.tui.home import HomeScreen
@@ -25,25 +26,36 @@ async def test_home_lists_the_tasks_and_the_example_sessions(project_root):
         names = [tasks.get_row_at(i)[0] for i in range(tasks.row_count)]
         assert {"rmsnorm_residual", "cross_entropy", "gram_syrk", "segmented_scan"} <= set(names)
         sessions = app.screen.query_one("#sessions", DataTable)
-        rows = [sessions.get_row_at(i) for i in range(sessions.row_count)]
-        examples = {row[8]: row for row in rows if row[8].startswith("rmsnorm_residual-")}
-        assert {GUIDED.name, "rmsnorm_residual-unguided-20261129-153123-0dc8"} <= set(examples)
-        guided = examples[GUIDED.name]
+        rows = {row[8]: row for row in (sessions.get_row_at(i) for i in range(sessions.row_count))}
+        assert {f.name for f in (GUIDED, UNGUIDED, HUMAN, RMSNORM_GUIDED, RMSNORM_UNGUIDED)} <= set(rows)
+        guided, unguided, human = rows[GUIDED.name], rows[UNGUIDED.name], rows[HUMAN.name]
         assert guided[1] == "guided L123" and guided[2] == "scripted/scripted"
         assert guided[3] == "6" and guided[4] == "submitted" and guided[6] == "n/a"  # scripted: no price
+        # the best correct speedup each reached on the H200, as its log records it
+        assert guided[5] == f"{best_speedup(GUIDED):.2f}x" and unguided[5] == f"{best_speedup(UNGUIDED):.2f}x"
+        assert list(human[1:5]) == ["human", "human/person", "0", "submitted"]  # a condition of its own
+        # the task's best per condition: the person's tuning is not counted as the unguided agent's
+        best = tasks.get_row_at(names.index("sliding_window_max"))[2]
+        g, h, u = (best_speedup(f) for f in (GUIDED, HUMAN, UNGUIDED))
+        assert best == f"guided L123 {g:.2f}x  human {h:.2f}x  unguided {u:.2f}x"
+
+
+def best_speedup(folder):
+    return read_log(folder / "events.jsonl").events[-1].best_speedup
 
 
 def test_a_summary_comes_from_the_log_alone():
     summary = summarize(GUIDED)
     assert (summary.task, summary.condition, summary.turns, summary.outcome) == (
-        "rmsnorm_residual", "guided L123", 6, "submitted"
+        "sliding_window_max", "guided L123", 6, "submitted"
     )  # fmt: skip
     assert summary.ended and summary.correct_submissions == 1
 
 
 def test_sessions_are_found_one_or_two_folders_deep_and_best_speedups_group_by_condition():
     found = find_sessions(EXAMPLES.parent)
-    assert {s.condition for s in found if s.task == "rmsnorm_residual"} >= {"guided L123", "unguided"}
+    for task in ("rmsnorm_residual", "sliding_window_max"):
+        assert {s.condition for s in found if s.task == task} >= {"guided L123", "unguided"}
     speedups = best_speedups([s for s in found if s.best_speedup is not None])
     assert all(value > 0 for value in speedups.values())
 

@@ -64,14 +64,15 @@ async def test_esc_goes_back_and_q_quits_from_replay_and_compare_and_marks_show(
             table.move_cursor(row=table.get_row_index(str(folder)))
             await pilot.press("c")
         marked = {str(table.get_cell(str(f), home.columns["task"])) for f in (GUIDED, UNGUIDED)}
-        assert marked == {"✓ rmsnorm_residual"}
+        assert marked == {"✓ sliding_window_max"}
         await pilot.press("C")
         await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen))
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is home)
+        table.move_cursor(row=table.get_row_index(str(UNGUIDED)))  # coming back home put the cursor on the first row
         await pilot.press("c")  # unmarks the row under the cursor
-        assert str(table.get_cell(str(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value),
-                                  home.columns["task"])) == "rmsnorm_residual"  # fmt: skip
+        assert str(table.get_cell(str(UNGUIDED), home.columns["task"])) == "sliding_window_max"
+        assert str(table.get_cell(str(GUIDED), home.columns["task"])) == "✓ sliding_window_max"
         app.open_session(GUIDED)
         await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.is_mounted)
         assert "r" not in footer_keys(app.screen) and "b" in footer_keys(app.screen)  # it ended: no resume

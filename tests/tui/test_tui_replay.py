@@ -11,6 +11,7 @@ from workbench.tui.app import WorkbenchApp
 from workbench.tui.home import HomeScreen
 from workbench.tui.replay_screen import ReplayScreen
 from workbench.tui.timeline import up_to_turn
+from workbench.tui.widgets.timing import TimingPanel
 
 
 @pytest.fixture
@@ -34,6 +35,12 @@ async def open_from_home(pilot, app, folder):
     return app.screen
 
 
+def speedup_at(folder, turn):
+    """The speedup geomean of the eval the session logged at that turn (its H200 figure)."""
+    [event] = [e for e in read_log(folder / "events.jsonl").events if e.kind == "eval_result" and e.turn == turn]
+    return event.result["speedup_geomean"]
+
+
 @app_test
 async def test_replay_moves_across_turns_and_the_editor_shows_that_turns_solution(project_root):
     app = WorkbenchApp(sessions=project_root / "sessions")
@@ -43,14 +50,19 @@ async def test_replay_moves_across_turns_and_the_editor_shows_that_turns_solutio
         assert screen.cursor == 6 and editor.read_only
         await pilot.press("home")
         assert screen.cursor == 0 and editor.text == solution_at(GUIDED, 0)
-        assert "def solution(x, residual, weight, eps)" in editor.text
+        assert "def solution(x: torch.Tensor, w: int)" in editor.text and screen.progress.last_eval is None
         await pilot.press("right", "right")
         assert screen.cursor == 2 and editor.text == solution_at(GUIDED, 2)
-        assert "rmsnorm_kernel" in editor.text and "/ BLOCK + eps" in editor.text
-        assert screen.progress.last_eval is not None and not screen.progress.last_eval.result["correct"]
+        assert "Ladder rung 0 (plain): the direct method" in editor.text  # w loads per output
+        last = screen.progress.last_eval
+        assert last is not None and last.result["correct"] and last.result["device"]["mode"] == "cuda"
+        assert last.result["speedup_geomean"] == speedup_at(GUIDED, 2)
         await pilot.press("right_square_bracket")
-        assert screen.cursor == 3 and "/ n_cols + eps" in editor.text
-        assert screen.progress.last_eval.result["correct"]
+        assert screen.cursor == 3 and "van Herk / Gil-Werman" in editor.text  # L1: the algorithm changes
+        assert screen.progress.last_eval.result["speedup_geomean"] == speedup_at(GUIDED, 3)
+        assert speedup_at(GUIDED, 3) > 10 * speedup_at(GUIDED, 2)  # what L1 was worth on the H200
+        timing = screen.query_one(TimingPanel)
+        await wait_until(pilot, lambda: f"best {speedup_at(GUIDED, 3):.2f}x" in timing.summary, what="the best")
         assert max(e.turn for e in screen.transcript.shown) == 3
         await pilot.press("left_square_bracket", "left")
         assert screen.cursor == 1 and editor.text == solution_at(GUIDED, 1)
@@ -80,15 +92,23 @@ async def test_the_ladder_tab_shows_the_recorded_gpu_ladder_beside_the_session_a
     from workbench.ladder_report import recorded_run
 
     run, _ = recorded_run(project_root)
-    expert = run.results["rmsnorm_residual"]["expert"].workloads[0]  # the recorded figures, read back here
+    expert = run.results["sliding_window_max"]["expert"].workloads[0]  # the recorded figures, read back here
+    [final] = [e for e in read_log(GUIDED / "events.jsonl").events if e.kind == "submission"]  # timed on the H200
+    assert final.result["device"]["name"] == run.device["name"]
+    timed = final.result["workloads"][0]
     app = WorkbenchApp(sessions=project_root / "sessions")
-    async with app.run_test(size=(200, 55)) as pilot:  # wide enough for the tables unstacked
+    async with app.run_test(size=(200, 55)) as pilot:  # the ladder with a session column is stacked even at 200
         screen = await open_from_home(pilot, app, GUIDED)
         ladder = screen.query_one("#ladder-md", Markdown)
         screen.query_one(TabbedContent).active = "tab-ladder"
-        await wait_until(pilot, lambda: "Design ladder: rmsnorm_residual" in ladder.source, what="the ladder")
-        assert f"| {expert.name} | {expert.reference_ms.median * 1e3:.1f} |" in ladder.source
-        assert "plain → L1" in ladder.source and run.where("rmsnorm_residual") in ladder.source
-        assert "not timed here (interpret mode" in ladder.source  # the example session ran on the CPU
+        await wait_until(pilot, lambda: "Design ladder: sliding_window_max" in ladder.source, what="the ladder")
+        reference = f"| reference | {expert.reference_ms.median * 1e3:.1f} |"
+        assert f"| workload | {expert.name} |\n| --- | ---: |\n{reference}" in ladder.source  # a table per workload
+        assert "plain → L1" in ladder.source and run.where("sliding_window_max") in ladder.source
+        # timed on the ladder's kind of GPU: the session's latency beside the rungs, and the rungs it beats
+        assert "not timed here" not in ladder.source and "where the session stands" in ladder.source
+        assert expert.name == timed["name"]
+        latency = f"| this session | {timed['latency_ms']['median'] * 1e3:.1f} |"
+        assert f"{latency}\n| where the session stands | faster than plain" in ladder.source  # L1 left plain behind
         await pilot.press("home")  # turn 0: no eval yet, and the tab follows the cursor
         await wait_until(pilot, lambda: "The session has no eval yet." in ladder.source, what="the ladder at turn 0")

@@ -48,17 +48,19 @@ async def test_search_in_replay_jumps_across_turns(examples):
         assert isinstance(screen.focused, SearchInput)
         await pilot.press(*"TL.LOAD")
         hits = [(e.kind, e.turn) for e in find_hits(screen.events, "tl.load")]
-        assert hits == [("tool_call", 2), ("tool_call", 4)]  # the kernel as written at turn 2, then at turn 4
-        await wait_until(pilot, lambda: count(screen) == "1/2")
+        assert hits == [("tool_call", turn) for turn in (2, 3, 4, 5)]  # the kernel as written at each rung
+        await wait_until(pilot, lambda: count(screen) == "1/4")
         assert screen.cursor == 2 and screen.query_one(TabbedContent).active == "tab-transcript"
         await pilot.pause()
         assert "tl.load" in marked_in_view(screen)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: count(screen) == "2/2" and screen.cursor == 4)
+        await wait_until(pilot, lambda: count(screen) == "2/4" and screen.cursor == 3)
         await pilot.press("shift+enter")
-        await wait_until(pilot, lambda: count(screen) == "1/2" and screen.cursor == 2)
-        await pilot.press("down", "down")  # past the last hit: back to the first
-        await wait_until(pilot, lambda: count(screen) == "1/2" and screen.cursor == 2)
+        await wait_until(pilot, lambda: count(screen) == "1/4" and screen.cursor == 2)
+        await pilot.press("up")  # before the first hit: round to the last
+        await wait_until(pilot, lambda: count(screen) == "4/4" and screen.cursor == 5)
+        await pilot.press("down")  # past the last hit: back to the first
+        await wait_until(pilot, lambda: count(screen) == "1/4" and screen.cursor == 2)
         await pilot.press("left")  # in the field the arrows edit the text, not the turn
         assert screen.cursor == 2
         await pilot.press("backspace", *"xyz")

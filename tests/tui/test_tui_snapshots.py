@@ -57,7 +57,8 @@ def live_app(fixture_root, tmp_path, monkeypatch):
     for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(key, raising=False)
     # a fixed session id and a relative sessions folder: the screen's title shows both
-    monkeypatch.setattr("workbench.session.store.new_session_id", lambda task, levels: f"{task}-unguided-snapshot")
+    fixed_id = lambda task, levels, human=False: f"{task}-unguided-snapshot"  # noqa: E731
+    monkeypatch.setattr("workbench.session.store.new_session_id", fixed_id)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("WORKBENCH_SEED", "20261201")  # the eval's seeds and quoted values are on screen
     app = WorkbenchApp(sessions=Path("sessions"), script_dirs=[FIXTURES / "scripts"], mode="interpret", budget=20)
@@ -84,14 +85,15 @@ def test_live_session_after_two_steps(live_app, snap_compare, size):
 
 
 @sizes
-def test_compare_at_turn_two(app, snap_compare, size):
-    """Two example sessions side by side at turn 2: the summary, the plot, both transcripts and the diff."""
+def test_compare_at_turn_three(app, snap_compare, size):
+    """The sliding_window_max pair side by side at turn 3, where the guided one has taken L1 and the unguided one
+    tweaked the direct method: the summary, the plot, both transcripts and the diff."""
 
-    async def at_turn_two(pilot):
+    async def at_turn_three(pilot):
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.sessions)
         app.push_screen(CompareScreen(GUIDED, UNGUIDED))
         await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.query("#diff"))
-        await pilot.press("home", "right", "right")
+        await pilot.press("home", "right", "right", "right")
         await pilot.pause()
 
-    assert snap_compare(app, run_before=at_turn_two, terminal_size=size)
+    assert snap_compare(app, run_before=at_turn_three, terminal_size=size)

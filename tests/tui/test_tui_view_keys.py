@@ -32,7 +32,8 @@ async def test_number_keys_pick_tabs_in_replay_with_the_tab_bar_focused(examples
         screen.query_one(Tabs).focus()  # where the arrows would move between tabs, were they not the cursor's
         await pilot.press("2")
         await wait_until(pilot, lambda: tabs.active == "tab-task")
-        await wait_until(pilot, lambda: "rmsnorm" in screen.query_one("#task-md", Markdown).source.lower())
+        task_md = screen.query_one("#task-md", Markdown)
+        await wait_until(pilot, lambda: "sliding-window maximum" in task_md.source.lower())
         await pilot.press("4")
         await wait_until(pilot, lambda: tabs.active == "tab-ladder")
         await wait_until(pilot, lambda: "Design ladder" in screen.query_one("#ladder-md", Markdown).source)

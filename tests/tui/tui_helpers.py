@@ -13,8 +13,14 @@ from conftest import FIXTURES, REPO
 from textual.pilot import Pilot
 
 EXAMPLES = REPO / "sessions" / "examples"
-GUIDED = EXAMPLES / "rmsnorm_residual-guided-L123-20261129-153101-9270"
-UNGUIDED = EXAMPLES / "rmsnorm_residual-unguided-20261129-153123-0dc8"
+# the five demos recorded on an H200 (docs/app.md). The pair Compare shows: sliding_window_max, where L1 changes the
+# algorithm, unguided (stays on the direct method) and guided (L1+L2+L3)
+GUIDED = EXAMPLES / "sliding_window_max-guided-L123-20261203-095138-9a39"
+UNGUIDED = EXAMPLES / "sliding_window_max-unguided-20261203-094954-fa60"
+HUMAN = EXAMPLES / "sliding_window_max-human-20261203-095225-67c8"
+# the memory-bound pair
+RMSNORM_GUIDED = EXAMPLES / "rmsnorm_residual-guided-L123-20261203-094638-01b2"
+RMSNORM_UNGUIDED = EXAMPLES / "rmsnorm_residual-unguided-20261203-094417-db44"
 
 
 async def wait_until(pilot: Pilot, condition: Callable[[], object], timeout: float = 120.0, what: str = "") -> None:

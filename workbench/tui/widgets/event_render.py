@@ -107,7 +107,7 @@ def estimate_height(event: Event, folded: bool = True) -> int:
     if isinstance(event, ModelResponse):
         return sum(b["text"].count("\n") + 1 for b in event.content if b.get("type") == "text") + 1
     if isinstance(event, (EvalResult, Submission)):
-        return event.summary.count("\n") + 3
+        return event.summary.count("\n") + 3 + bool(event.result.get("speedup_geomean"))
     return 1
 
 
@@ -117,10 +117,10 @@ def eval_panel(event: EvalResult | Submission) -> RenderableType:
     kind = "SUBMISSION" + (" (final)" if final else "") if isinstance(event, Submission) else "EVAL"
     speedup = event.result.get("speedup_geomean")
     title = f"{kind} by {event.by}: {'CORRECT' if correct else 'NOT CORRECT'}"
-    if speedup:
-        title += f" · speedup {speedup:.2f}x"
-    return Panel(Text(event.summary), title=title, title_align="left",
-                 border_style="green" if correct else "red")  # fmt: skip
+    body = Text(event.summary)
+    if speedup:  # in the body, which wraps: a title too wide for a narrow pane is cut, its figure with it
+        body = Text.assemble((f"speedup {speedup:.2f}x\n", "bold"), body)
+    return Panel(body, title=title, title_align="left", border_style="green" if correct else "red")
 
 
 def human(event: Human) -> RenderableType:

@@ -23,14 +23,21 @@ def workloads_table(progress: SessionState) -> RenderableType:
         return Text("no eval yet", style="dim")
     event = progress.last_eval
     result = event.result
-    table = Table(expand=True, box=None, pad_edge=False)
-    for column in ("workload", "result", "µs", "ref µs", "speedup", "SOL"):
-        table.add_column(column, justify="left" if column in ("workload", "result") else "right")
+    rows = []
     for w in result.get("workloads", []):
         verdict = Text("correct", "green") if w["correct"] else Text(w.get("failure") or "error", "red")
         speedup = f"{w['speedup']:.2f}x" if w.get("speedup") else "–"
         sol = f"{w['sol_fraction']:.0%}" if w.get("sol_fraction") is not None else "–"
-        table.add_row(w["name"], verdict, _us(w.get("latency_ms")), _us(w.get("reference_ms")), speedup, sol)
+        rows.append((w["name"], verdict, _us(w.get("latency_ms")), _us(w.get("reference_ms")), speedup, sol))
+    table = Table(expand=True, box=None, pad_edge=False)
+    for index, column in enumerate(("workload", "result", "µs", "ref µs", "speedup", "SOL")):
+        if index < 2:  # the words give way in a narrow panel (cut with …), never the figures
+            table.add_column(column, justify="left")
+        else:
+            width = max([len(column)] + [len(str(row[index])) for row in rows])
+            table.add_column(column, justify="right", no_wrap=True, min_width=width)
+    for row in rows:
+        table.add_row(*row)
     kind = "submission" if isinstance(event, Submission) else "eval"
     head = Text(f"last {kind} (turn {event.turn}, by {event.by}): ", style="bold")
     head.append("CORRECT" if event.correct else "NOT CORRECT", "green" if event.correct else "red")
