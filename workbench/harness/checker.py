@@ -29,6 +29,7 @@ from workbench.harness.result import WorkloadResult
 from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec
 from workbench.harness.worker_handle import Worker, WorkerGone, WorkerPlan
 from workbench.harness.workload_check import Rejected, TaskCode, WorkloadCheck, error_of
+from workbench.harness.zygotes import Zygotes
 
 
 class Emitter:
@@ -66,11 +67,12 @@ def task_code(task_dir: str) -> TaskCode:
 class EvalRun:
     """One eval: workloads in order, a fresh worker after one that died or timed out."""
 
-    def __init__(self, spec: EvalSpec, emit: Emitter, spare: Worker | None) -> None:
+    def __init__(self, spec: EvalSpec, emit: Emitter, spare: Worker | None, zygotes: Zygotes | None = None) -> None:
         self.spec, self.emit = spec, emit
         self.gpu: GpuUse | None = None
         cache = Path(spec.triton_cache) if spec.mode == "cuda" else None  # the interpreter compiles nothing
         self.plan = WorkerPlan(spec.mode, cache, spec.confine)
+        self.zygotes = zygotes if zygotes is not None and zygotes.serves(self.plan) else None
         self.spare = spare if spare is not None and spare.plan == self.plan and spare.proc.poll() is None else None
         if spare is not None and self.spare is None:
             spare.close()
@@ -149,11 +151,14 @@ class EvalRun:
 
     def _start_worker(self) -> bool:
         spec = self.spec
-        self.worker, self.spare = self.spare or Worker(self.plan), None
         config = {"forbidden_calls": list(spec.forbidden_calls),
                   "allowed_torch_ops": list(spec.allowed_torch_ops), "audit": audit_config(spec)}  # fmt: skip
         try:
             with self.phase("worker start"):
+                if self.zygotes is not None:
+                    self.worker = self.zygotes.worker(self.plan, spec.startup_timeout_s)
+                else:
+                    self.worker, self.spare = self.spare or Worker(self.plan), None
                 self.worker.wait_ready(spec.startup_timeout_s)
             with self.phase("load"):
                 hello = self.worker.begin(Path(spec.solution), Path(spec.task_dir) / "inputs.py", config,
@@ -213,11 +218,12 @@ def main(argv: list[str]) -> int:
     emit = Emitter(out)
     torch.set_grad_enabled(False)
     spare: Worker | None = None
+    zygotes = Zygotes()
     for line in sys.stdin:
         if not line.strip():
             continue
         spec = EvalSpec.from_json(line)
-        run = EvalRun(spec, emit, spare)
+        run = EvalRun(spec, emit, spare, zygotes)
         try:
             run.run()
         except Exception as exc:  # the checker's own failure: say so, with where, never a silent hang
@@ -226,9 +232,13 @@ def main(argv: list[str]) -> int:
             )
             emit("fatal", error=f"the checker failed: {type(exc).__name__}: {exc} (at {where})")
         emit("done")
-        spare = _start_spare(run.plan)
+        if zygotes.serves(run.plan):
+            zygotes.start_ahead(run.plan)
+        else:
+            spare = _start_spare(run.plan)
     if spare is not None:
         spare.close()
+    zygotes.close()
     return 0
 
 

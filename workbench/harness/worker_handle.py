@@ -24,6 +24,7 @@ import torch
 
 from workbench.harness import sandbox
 from workbench.harness.solution_side import wire
+from workbench.harness.zygote_handle import ForkedProcess, Zygote, ZygoteGone
 
 PACKAGE = Path(__file__).resolve().parent / "solution_side"
 
@@ -51,8 +52,18 @@ class WorkerPlan:
 
 
 class Worker:
-    def __init__(self, plan: WorkerPlan) -> None:
+    def __init__(self, plan: WorkerPlan, zygote: Zygote | None = None) -> None:
+        """A worker started confined as `plan` says, or forked by `zygote` (an interpret-mode plan's, see
+        zygote_handle.py): the same protocol either way."""
         self.plan = plan
+        self.zygote = zygote
+        self.proc: subprocess.Popen[bytes] | ForkedProcess
+        self.ready = False
+        self._starting: threading.Thread | None = None
+        self._start_failure: WorkerGone | None = None
+        if zygote is not None:
+            self._fork(zygote)
+            return
         self.home = Path(tempfile.mkdtemp(prefix="workbench-worker-"))
         shutil.copytree(PACKAGE, self.home / "solution_side", ignore=shutil.ignore_patterns("__pycache__"))
         self.solution_dir, self.task_dir, self.work = self.home / "solution", self.home / "task", self.home / "work"
@@ -85,9 +96,24 @@ class Worker:
                 start_new_session=True, pass_fds=tuple(passed),
             )  # fmt: skip
         theirs.close()
-        self.ready = False
-        self._starting: threading.Thread | None = None
-        self._start_failure: WorkerGone | None = None
+
+    def _fork(self, zygote: Zygote) -> None:
+        self.home, self.solution_dir, self.task_dir = zygote.home, zygote.solution_dir, zygote.task_dir
+        self.work, self.triton_cache = zygote.work, zygote.triton_cache
+        ours, theirs = socket.socketpair()
+        self.sock = ours
+        self.area = wire.SharedArea.create(wire.INTERPRET_AREA_BYTES)
+        try:
+            self.log_path = zygote.fork(theirs.fileno(), self.area.fd if self.area else None,
+                                        self.area.size if self.area else None)  # fmt: skip
+        except ZygoteGone as gone:
+            ours.close()
+            if self.area is not None:
+                self.area.close()
+            raise WorkerGone(str(gone)) from None
+        finally:
+            theirs.close()
+        self.proc = ForkedProcess(zygote)
 
     def wait_ready(self, timeout_s: float) -> None:
         """Until the worker has imported torch and Triton and set up its device (the slow part of a start)."""
@@ -163,10 +189,13 @@ class Worker:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.kill()
-        return WorkerGone(describe_exit(self.proc.returncode, self.tail(), self.plan.confine))
+        # a forked worker's status is its own (from waitpid), not a bwrap's 128 + N
+        return WorkerGone(describe_exit(self.proc.returncode, self.tail(), self.plan.confine and not self.zygote))
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
+        if isinstance(self.proc, ForkedProcess):
+            self.proc.kill()
+        elif self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -191,7 +220,10 @@ class Worker:
         if self.area is not None:
             self.area.close()
             self.area = None
-        shutil.rmtree(self.home, ignore_errors=True)
+        if self.zygote is None:
+            shutil.rmtree(self.home, ignore_errors=True)
+        else:  # the zygote's slot: it was swept and emptied when the zygote reported the exit
+            self.log_path.unlink(missing_ok=True)
 
     def tail(self, lines: int = 6) -> str:
         try:

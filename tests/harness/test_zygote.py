@@ -1,0 +1,148 @@
+"""The zygote (solution_side/zygote.py, zygote_handle.py): interpret-mode workers are forked from one confined process,
+and nothing an eval leaves in the sandbox reaches the next eval.
+
+The sweep is tested where it runs, inside a real sandbox, against what an eval could leave with the audit hook out of
+the way (files in every writable place, folders made unwritable, a process in a session of its own, a symlink of /
+replaced); the harness path is tested end to end: an eval that plants what its audit policy lets it, then one that
+looks for it from a worker forked by the same zygote.
+"""
+
+import json
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURE_ROOT
+
+from workbench.harness import EvalOptions, evaluate, sandbox
+from workbench.harness.result import StaticResult
+from workbench.tasks import load_task
+
+pytestmark = pytest.mark.skipif(not sandbox.confinement().works, reason="needs bubblewrap")
+PACKAGE = Path(__file__).resolve().parents[2] / "workbench" / "harness"
+
+SWEEP = textwrap.dedent(
+    """
+    import json, os, subprocess, sys, time
+    from solution_side import zygote
+    kept = (sys.argv[1],)
+    before = zygote.snapshot(("/",), kept)
+    report = {"walked": sorted(before), "tmp mode before": oct(os.stat("/tmp").st_mode & 0o7777)}
+    places = ("/planted", "/tmp/planted", "/dev/shm/planted", "/dev/planted", "/etc/planted", sys.argv[1] + "/kept")
+    for place in places:
+        open(place, "w").write("x")
+    os.makedirs("/tmp/locked/inner")
+    open("/tmp/locked/inner/f", "w").write("x")
+    os.chmod("/tmp/locked/inner", 0)
+    os.chmod("/tmp/locked", 0)
+    os.chmod("/tmp", 0o500)
+    if os.fork() == 0:  # a process in a session of its own that outlives its parent
+        os.setsid()
+        if os.fork() == 0:
+            time.sleep(60)
+        os._exit(0)
+    time.sleep(0.2)
+    report["processes before"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    report["process sweep"] = zygote.sweep_processes()
+    report["processes after"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    report["file sweep"] = zygote.sweep_files(before)
+    report["left"] = [p for p in ("/planted", "/tmp/planted", "/dev/shm/planted", "/dev/planted", "/etc/planted",
+                                  "/tmp/locked") if os.path.lexists(p)]
+    report["host folder kept"] = os.path.exists(sys.argv[1] + "/kept")
+    report["tmp mode"] = oct(os.stat("/tmp").st_mode & 0o7777)
+    report["same after sweep"] = zygote.snapshot(("/",), kept) == before
+    report["/dev/fd was a symlink"] = os.path.islink("/dev/fd")  # bubblewrap's, on the sandbox's own /dev
+    os.unlink("/dev/fd")
+    os.symlink("/tmp", "/dev/fd")
+    report["replaced symlink"] = zygote.sweep_files(before)
+    print("REPORT " + json.dumps(report))
+    """
+)
+
+
+def test_the_sweep_leaves_the_sandbox_as_it_was_and_refuses_what_it_cannot_restore():
+    home = Path(tempfile.mkdtemp(prefix="zygote-test-"))
+    kept = home / "work"
+    kept.mkdir()
+    env = sandbox.safe_environment(home=kept)
+    env["PYTHONPATH"] = str(PACKAGE)  # inside: only its solution_side is mounted
+    command = sandbox.confine([sys.executable, "-c", SWEEP, str(kept)], writable=[kept],
+                              readable=[PACKAGE / "solution_side"], chdir=kept, env=env)  # fmt: skip
+    proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("REPORT ")]
+    assert lines, proc.stderr[-2000:]
+    report = json.loads(lines[-1][len("REPORT ") :])
+    assert {"/", "/tmp", "/dev", "/dev/shm", "/etc"} <= set(report["walked"]) and str(kept) not in report["walked"]
+    assert len(report["processes before"]) > 2 and report["process sweep"] is None
+    assert len(report["processes after"]) == 2  # bubblewrap's init and this process
+    assert report["file sweep"] is None and report["left"] == []
+    assert report["tmp mode"] == report["tmp mode before"]  # it was made 0o500
+    assert report["host folder kept"]  # the host's folders are the checker's to empty, not the sweep's
+    assert report["same after sweep"]
+    assert report["/dev/fd was a symlink"]
+    assert report["replaced symlink"] and "was replaced or changed" in report["replaced symlink"]
+
+
+PLANTER = """
+import os
+import torch
+import triton
+import triton.language as tl
+
+for place in ("/tmp/planted", os.path.expanduser("~/planted")):  # what the audit policy lets a solution write
+    try:
+        open(place, "w").write("x")
+    except Exception:
+        pass
+
+@triton.jit
+def scale_add_kernel(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, alpha * tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def solution(x, y, alpha):
+    out = torch.empty_like(x)
+    scale_add_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, out, alpha, x.numel(), BLOCK=1024)
+    return out
+"""
+
+FINDER = (
+    PLANTER.split("for place in")[0]
+    + """
+found = [p for p in ("/tmp/planted", os.path.expanduser("~/planted")) if os.path.exists(p)]
+if found or "/workbench-zygote-" not in __file__:  # (the audit hook keeps a solution out of /proc)
+    raise RuntimeError(f"LEAKED: left {found}, in {__file__}")
+
+
+@triton.jit
+def scale_add_kernel(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, alpha * tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def solution(x, y, alpha):
+    out = torch.empty_like(x)
+    scale_add_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, out, alpha, x.numel(), BLOCK=1024)
+    return out
+"""
+)
+
+
+def test_the_next_eval_forked_by_the_same_zygote_finds_nothing_the_last_one_left(tmp_path, monkeypatch):
+    import workbench.harness.runner as runner
+
+    monkeypatch.setattr(runner, "check_source", lambda source, forbidden=(), helper=False: StaticResult(ok=True))
+    task = load_task("scale_add", FIXTURE_ROOT)
+    options = EvalOptions(mode="interpret", seeds=1, timeout_s=60)
+    for name, source in (("planter", PLANTER), ("finder", FINDER), ("finder_again", FINDER)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "solution.py").write_text(source)
+        result = evaluate(task, folder / "solution.py", options)
+        assert result.correct, (name, result.error, [w.summary() for w in result.workloads])
