@@ -7,7 +7,9 @@ import struct
 
 import pytest
 from conftest import REPO
+from tui_helpers import GUIDED
 
+from workbench.session.log import read_log
 from workbench.tui.screenshots import PNG_SCALE, chromium, render_png, take
 
 
@@ -19,7 +21,10 @@ def test_every_screen_is_captured(tmp_path, monkeypatch):
     assert all(t.startswith("<svg") for t in text.values())
     assert "Sessions" in text["home"] and "compare" in text["compare"] and "live" in text["session"]
     assert "turn&#160;3/6" in text["replay"]
-    assert "Design&#160;ladder:&#160;rmsnorm_residual" in text["ladder"]
+    assert "Design&#160;ladder:&#160;sliding_window_max" in text["ladder"]
+    [l1] = [e for e in read_log(GUIDED / "events.jsonl").events if e.kind == "eval_result" and e.turn == 3]
+    speedup = f"speedup&#160;{l1.result['speedup_geomean']:.2f}x"  # the guided demo's L1 rung, as the H200 timed it
+    assert "turn&#160;3/6" in text["compare"] and speedup in text["compare"] and speedup in text["replay"]
     browser = chromium()
     if browser is None:
         pytest.skip("no Chromium to draw the PNG with")

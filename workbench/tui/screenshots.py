@@ -3,9 +3,9 @@
     python -m workbench.tui.screenshots docs/screenshots [--png]
 
 at 120x40, a common window's size: home (the tasks and the example sessions), a live scripted session on
-rmsnorm_residual stepped three turns, the guided example session in replay at its third turn and with its
-Ladder tab open (the task's design ladder from the recorded GPU run), and the guided and unguided example
-sessions compared.
+rmsnorm_residual stepped three turns, the guided sliding_window_max example in replay at its third turn (its L1
+rung, timed on the H200) and with its Ladder tab open (the task's design ladder from the recorded GPU run), and
+the guided and unguided sliding_window_max examples compared at that turn, where their designs part.
 Writes home.svg, session.svg, replay.svg, ladder.svg and compare.svg, and with --png a PNG of each drawn by
 headless Chromium (for pages and viewers that show no SVG).
 """
@@ -34,6 +34,7 @@ from workbench.tui.live_screen import LiveScreen
 from workbench.tui.replay_screen import ReplayScreen
 
 SIZE = (120, 40)
+DEMO_TASK = "sliding_window_max"  # the pair that tells the story best: its L1 changes the algorithm (docs/app.md)
 PNG_SCALE = 1  # device pixels per SVG pixel (2 is sharper on a dense screen, and 3-4 times the bytes)
 
 
@@ -49,10 +50,16 @@ def _paused_after(screen: LiveScreen, turn: int) -> Callable[[], bool]:
     return lambda: screen.progress.turn >= turn and screen.loop.status == LoopState.PAUSED
 
 
+def demo_pair(examples: Path) -> tuple[Path, Path]:
+    """The guided and the unguided example session of DEMO_TASK."""
+    folders = sorted(examples.iterdir())
+    guided = next(f for f in folders if f.name.startswith(f"{DEMO_TASK}-guided-"))
+    unguided = next(f for f in folders if f.name.startswith(f"{DEMO_TASK}-unguided-"))
+    return guided, unguided
+
+
 async def take(out: Path) -> list[Path]:
-    examples = sorted((project_root() / "sessions" / "examples").iterdir())
-    guided = next(f for f in examples if "-guided-" in f.name)
-    unguided = next(f for f in examples if "-unguided-" in f.name)
+    guided, unguided = demo_pair(project_root() / "sessions" / "examples")
     out.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory() as scratch:
@@ -81,6 +88,7 @@ async def take(out: Path) -> list[Path]:
             await _until(pilot, lambda: isinstance(app.screen, HomeScreen))
             app.push_screen(CompareScreen(guided, unguided))
             await _until(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.is_mounted)
+            await pilot.press("home", "right", "right", "right")
             await pilot.pause(0.5)
             save("compare")
             await pilot.press("escape")
