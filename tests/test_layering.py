@@ -154,6 +154,7 @@ LAYERS = [
         "workbench.agent",
         "workbench.score",
         "workbench.suite",
+        "workbench.peers",
         "workbench.report_text",
         "workbench.ladder_report",
         "workbench.eval_feedback",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.harness.result import EvalResult, WorkloadResult, geomean
+from workbench.peers import Peers
 from workbench.speed_of_light import ceilings_text
 from workbench.tasks import LADDER_RUNGS, Task
 
@@ -143,6 +144,9 @@ class WorkloadRow:
     error: str | None = None
     sol_binding: str | None = None  # the resource SOL is bound by (None in runs before the SOL model named it)
     ladder_ms: dict[str, float] = field(default_factory=dict)  # rung -> median latency
+    best_peer: str | None = None  # the fastest correct production peer on this workload (peers.py), if recorded
+    best_peer_ms: float | None = None
+    peer_run_expert_ms: float | None = None  # the expert in the peers' run: the peer's ratio is taken against it
 
     def ladder_chain(self, rungs: Sequence[str] = LADDER_RUNGS) -> list[float | None]:
         """The latencies of these rungs, lowest first, then the expert's (None where a rung is missing)."""
@@ -158,9 +162,9 @@ def _timed(w: WorkloadResult) -> bool:
     return bool(w.correct and w.latency_ms)
 
 
-def workload_rows(run: SuiteRun, tasks: list[Task]) -> list[WorkloadRow]:
+def workload_rows(run: SuiteRun, tasks: list[Task], peers: Peers | None = None) -> list[WorkloadRow]:
     """One row per timed workload of each task, in the order of `tasks`; a task the run lacks gets
-    a row saying so."""
+    a row saying so. With `peers`, each row names the fastest correct production peer."""
     rows = []
     for task in tasks:
         rungs = run.results.get(task.name, {})
@@ -187,6 +191,11 @@ def workload_rows(run: SuiteRun, tasks: list[Task]) -> list[WorkloadRow]:
                 if rung != "expert" and other is not None and _timed(other):
                     assert other.latency_ms
                     row.ladder_ms[rung] = other.latency_ms.median
+            best = peers.best(task.name, w.name) if peers is not None else None
+            if best is not None:
+                assert peers is not None
+                row.best_peer, row.best_peer_ms = best.peer, best.latency_ms
+                row.peer_run_expert_ms = peers.expert_ms.get((task.name, w.name))
             rows.append(row)
     return rows
 
@@ -207,9 +216,11 @@ def _us(ms: float | None) -> str:
     return f"{ms * 1e3:.1f}" if ms is not None else ""
 
 
-def render_markdown(run: SuiteRun, rows: list[WorkloadRow]) -> str:
-    """The experts' table, then the ladder table (each rung's latency and its step over the rung below)."""
+def render_markdown(run: SuiteRun, rows: list[WorkloadRow], peers: Peers | None = None) -> str:
+    """The experts' table (with the fastest production peer where one is recorded), then the ladder table (each
+    rung's latency and its step over the rung below)."""
     lines = [f"Measured on {run.where()} with `{run.command}`.", ""]
+    with_peers = peers is not None and any(r.best_peer for r in rows)
     if run.sources:
         lines += ["Runs merged here (a later run's eval of a task replaces an earlier one):", ""]
         for i, source in enumerate(run.sources):
@@ -224,16 +235,27 @@ def render_markdown(run: SuiteRun, rows: list[WorkloadRow]) -> str:
     if run.ceilings and not run.sources:
         method = run.ceilings.get("method", "?")
         lines += [f"SOL ceilings: {_ceilings(run.ceilings)}, measured in the same run ({method}).", ""]
+    if with_peers:
+        assert peers is not None
+        lines += [f"Production peers (other projects' Triton kernels, timed through a wrapper kept outside this "
+                  f"project): {peers.path}, measured {peers.measured_at}; a peer's ratio is taken against the "
+                  f"expert timed in the same run.", ""]  # fmt: skip
+    peer_head, peer_rule = (" best peer us | expert / peer |", " ---: | --- |") if with_peers else ("", "")
     lines += [
-        "| task | workload | reference us | expert us | speedup | SOL fraction | SOL bound |",
-        "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+        f"| task | workload | reference us | expert us | speedup | SOL fraction | SOL bound |{peer_head}",
+        f"| --- | --- | ---: | ---: | ---: | ---: | --- |{peer_rule}",
     ]
     for r in rows:
+        peer = ""
+        if with_peers:
+            expert = r.peer_run_expert_ms or r.expert_ms  # over 1: the peer is faster than the expert
+            ratio = f"{expert / r.best_peer_ms:.2f}x ({r.best_peer})" if r.best_peer_ms and expert else ""
+            peer = f" {_us(r.best_peer_ms)} | {ratio} |"
         if r.expert_ms is None:
-            lines.append(f"| {r.task} | {r.workload} | | | FAILED: {_one_line(r.error)} | | |")
+            lines.append(f"| {r.task} | {r.workload} | | | FAILED: {_one_line(r.error)} | | |{peer}")
             continue
         lines.append(f"| {r.task} | {r.workload} | {_us(r.reference_ms)} | {_us(r.expert_ms)} "
-                     f"| {r.speedup:.2f} | {r.sol_fraction:.0%} | {r.sol_binding or '-'} |")  # fmt: skip
+                     f"| {r.speedup:.2f} | {r.sol_fraction:.0%} | {r.sol_binding or '-'} |{peer}")  # fmt: skip
     s = summary(rows)
     if s["speedup_geomean"]:
         lines += ["", f"{s['workloads_timed']} workloads timed; geometric mean speedup {s['speedup_geomean']:.2f}x, "

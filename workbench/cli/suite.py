@@ -19,12 +19,14 @@ def add_parser(sub: Any) -> None:
     su.add_argument("--json", action="store_true")
     su.add_argument("--task", help="one task: its design ladder, each level's step (and --eval beside them)")
     su.add_argument("--eval", type=Path, help="with --task: an `eval --json` result to place among the rungs")
+    su.add_argument("--peers", type=Path, help="a peers.json of production kernels' figures (default: the latest)")
 
 
 def suite_command(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     from workbench.ladder_report import ladder_markdown
+    from workbench.peers import PeersError, latest_peers, load_peers
     from workbench.suite import SuiteRunError, latest_run, load_run, render_markdown, summary, workload_rows
 
     path = args.run or latest_run(project_root())
@@ -41,14 +43,19 @@ def suite_command(args: argparse.Namespace) -> int:
         result = _saved_eval(args.eval, args.task)
         print(ladder_markdown(load_task(args.task), run, result, who="eval" if args.eval else None), end="")
         return EXIT_OK
-    rows = workload_rows(run, [load_task(args.task)] if args.task else load_all())
+    peers_path = args.peers or latest_peers(project_root())
+    try:
+        peers = load_peers(peers_path) if peers_path is not None else None
+    except PeersError as exc:
+        raise UsageError(str(exc)) from None
+    rows = workload_rows(run, [load_task(args.task)] if args.task else load_all(), peers)
     if args.json:
         doc = {"run": str(path), "measured_on": run.where(), "measured_at": run.measured_at, "device": run.device,
                "ceilings": run.ceilings, "command": run.command, "summary": summary(rows),
-               "workloads": [asdict(r) for r in rows]}  # fmt: skip
+               "peers": str(peers.path) if peers else None, "workloads": [asdict(r) for r in rows]}  # fmt: skip
         print(json.dumps(json_safe(doc), indent=2))
     else:
-        print(render_markdown(run, rows), end="")
+        print(render_markdown(run, rows, peers), end="")
     return EXIT_OK
 
 
