@@ -64,7 +64,8 @@ class HomeScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.title = "D2K Workbench"
-        self.query_one("#tasks", DataTable).add_columns("task", "title", "best correct speedup")
+        # the bests before the title: a long title would push them off a 120- or 80-column screen
+        self.query_one("#tasks", DataTable).add_columns("task", "best correct speedup", "title")
         self.columns = dict(zip(COLUMNS, self.query_one("#sessions", DataTable).add_columns(*COLUMNS), strict=True))
         self.action_reload()
         self.query_one("#tasks", DataTable).focus()
@@ -96,7 +97,7 @@ class HomeScreen(Screen[None]):
         tasks.clear()
         for name in self.tasks:
             found = sorted((cond, value) for (task, cond), value in best.items() if task == name)
-            tasks.add_row(name, self.titles[name], "  ".join(f"{c} {v:.2f}x" for c, v in found) or "–", key=name)
+            tasks.add_row(name, "  ".join(f"{c} {v:.2f}x" for c, v in found) or "–", self.titles[name], key=name)
         sessions = self.query_one("#sessions", DataTable)
         sessions.clear()
         self.live_rows = {}
