@@ -56,9 +56,10 @@ def app(request):
 def test_home_replay_and_quit_in_a_real_terminal(app):
     wait_for("causal_conv1d", "rmsnorm_residual", "Sessions", "submitted")  # the first task, the saved sessions
     tmux("send-keys", "-t", "wb", "Tab")
+    tmux("send-keys", "-t", "wb", "Down")  # newest first: the person's session, then the guided demo
     tmux("send-keys", "-t", "wb", "o")
     replay = wait_for("— replay")
-    assert "turn 6/6" in replay
+    assert "sliding_window_max-guided-L123" in replay and "turn 6/6" in replay
     tmux("send-keys", "-t", "wb", "Home")
     wait_for("turn 0/6")
     tmux("send-keys", "-t", "wb", "]")
