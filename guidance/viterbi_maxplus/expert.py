@@ -2,19 +2,28 @@
 
 score_t[j] = max_i(score_{t-1}[i] + trans[i, j]) + em[t, j]; path by backtrace; first index on ties.
 
-* The recurrence is a max-plus matrix-vector product per step: the [S, S] transition matrix is loaded
-  once into registers and the score vector never leaves the program; each step reads one emission
-  row (S * 4 bytes) and writes one row of backpointers. Backpointers are int8 (S <= 128) or int16:
-  B * T * S bytes written and T bytes read back, against 4 * B * T * S of emissions.
-* One program owns a whole chain, forward pass and backtrace: no second launch, no state or
-  backpointer round trip through the host, and the backpointers it reads back are the ones it just
-  wrote (L2-resident). The backtrace is a chain of T dependent scalar loads.
-* No per-step layout shuffle: the reduction result of a step has the layout of the reduced axis'
-  complement. Steps alternate between trans[prev, next] (reduce axis 0, result along columns) and a
-  transposed copy trans_t[next, prev] (reduce axis 1, result along rows), so each step's result is
-  already laid out to broadcast into the next step's tile. The emission rows of a step pair are
-  loaded at the top of the iteration so their latency hides under the two reductions.
-* Warps scale with the tile (both copies of the matrix live in registers, ~64 per thread).
+* The recurrence is a max-plus matrix-vector product per step: the [S, S] transition matrix is loaded once into
+  registers and the score vector never leaves the program; each step reads one emission row (S * 4 bytes) and
+  writes one row of backpointers, int8 (S <= 128) or int16: B * T * S bytes written and T bytes read back, against
+  4 * B * T * S of emissions.
+* One program owns a whole chain, forward pass and backtrace: no second launch, no state or backpointer round trip
+  through the host, and the backpointers it reads back are the ones it just wrote (L2-resident). The backtrace is a
+  chain of T dependent scalar loads.
+* Two warps, one copy of the matrix (L3.1). Each step is a chain: its reduction must finish before the next step
+  can start, so what matters is the latency of one step, not throughput; with two warps the step's reduction
+  crosses the fewest warps that still hold the [64, 64] tile without spilling. Measured on the H200 (2026-12-03,
+  `benchmarks/viterbi_designs.py`, docs/runs/2026-12-03-h200-peers/viterbi_designs.log), microseconds:
+
+  | design | ontonotes S=37 | ptb S=48 | speech-hmm S=128 |
+  | --- | ---: | ---: | ---: |
+  | this kernel, 2 warps | 663.8 | 1309.2 | 2356.9 |
+  | this kernel, 4 warps (the L1+L2 rung) | 930.7 | 2029.2 | 2638.2 |
+  | trans and trans^T alternating (the previous expert: 4 warps, 16 at S = 128) | 4435.1 | 2429.1 | 7349.8 |
+  | alternating, 2 warps | 3403.5 | 1322.0 | 13998.1 |
+
+  The previous expert kept both the matrix and its transpose in registers so that no step needed a layout
+  conversion; the second copy cost more (register pressure, spills at S = 128 on 2 warps) than the conversion it
+  saved.
 
 Traffic per chain: T * S * 4 (emissions) + S * S * 4 (transitions, from L2 after the first chain)
 + (T - 1) * S * bp bytes written + T * bp bytes read + T * 8 (path) + 4 (score).
@@ -24,57 +33,27 @@ import torch
 import triton
 import triton.language as tl
 
+NUM_WARPS = 2  # see the table above
+
 
 @triton.jit
-def _viterbi_kernel(
-    em_ptr,
-    trans_ptr,
-    bp_ptr,
-    path_ptr,
-    score_ptr,
-    T,
-    S,
-    BLOCK_S: tl.constexpr,
-    BP_DTYPE: tl.constexpr,
-):
+def _viterbi_kernel(em_ptr, trans_ptr, bp_ptr, path_ptr, best_ptr, T, S, BLOCK_S: tl.constexpr, BP_DTYPE: tl.constexpr):
     b = tl.program_id(0).to(tl.int64)
-    rows = tl.arange(0, BLOCK_S)
-    cols = tl.arange(0, BLOCK_S)
-    row_ok = rows < S
-    col_ok = cols < S
-    tile_ok = row_ok[:, None] & col_ok[None, :]
-    # trans[i, j] with i (previous) along rows; trans_t[j, i] with j (next) along rows.
-    trans = tl.load(trans_ptr + rows[:, None] * S + cols[None, :], mask=tile_ok, other=float("-inf"))
-    trans_t = tl.load(trans_ptr + cols[None, :] * S + rows[:, None], mask=tile_ok, other=float("-inf"))
-
+    prev = tl.arange(0, BLOCK_S)  # i, along rows
+    nxt = tl.arange(0, BLOCK_S)  # j, along columns
+    tile_ok = (prev < S)[:, None] & (nxt < S)[None, :]
+    trans = tl.load(trans_ptr + prev[:, None] * S + nxt[None, :], mask=tile_ok, other=float("-inf"))
     em_row = em_ptr + b * T * S
     bp_row = bp_ptr + b * T * S
-    # The score vector indexed along columns (it broadcasts over rows of trans_t).
-    score_c = tl.load(em_row + cols, mask=col_ok, other=float("-inf"))
-    for p in range(0, (T - 1) // 2):
-        t = 1 + 2 * p
-        em_r = tl.load(em_row + t * S + rows, mask=row_ok, other=float("-inf"))
-        em_c = tl.load(em_row + (t + 1) * S + cols, mask=col_ok, other=float("-inf"))
-        # step t: cand[j, i] = score[i] + trans[i, j]; best over i (axis 1), ties to the lowest i
-        best_r, arg_r = tl.max(score_c[None, :] + trans_t, axis=1, return_indices=True)
-        tl.store(bp_row + t * S + rows, arg_r.to(BP_DTYPE), mask=row_ok)
-        score_r = best_r + em_r
-        # step t + 1: cand[i, j] = score[i] + trans[i, j]; best over i (axis 0)
-        best_c, arg_c = tl.max(score_r[:, None] + trans, axis=0, return_indices=True)
-        tl.store(bp_row + (t + 1) * S + cols, arg_c.to(BP_DTYPE), mask=col_ok)
-        score_c = best_c + em_c
+    score = tl.load(em_row + prev, mask=prev < S, other=float("-inf"))
+    for t in range(1, T):
+        best, arg = tl.max(score[:, None] + trans, axis=0, return_indices=True)
+        tl.store(bp_row + t * S + nxt, arg.to(BP_DTYPE), mask=nxt < S)
+        score = best + tl.load(em_row + t * S + nxt, mask=nxt < S, other=float("-inf"))
 
-    if (T - 1) % 2 == 1:
-        # an odd number of steps: the last one lands along rows
-        em_r = tl.load(em_row + (T - 1) * S + rows, mask=row_ok, other=float("-inf"))
-        best_r, arg_r = tl.max(score_c[None, :] + trans_t, axis=1, return_indices=True)
-        tl.store(bp_row + (T - 1) * S + rows, arg_r.to(BP_DTYPE), mask=row_ok)
-        best, last = tl.max(best_r + em_r, axis=0, return_indices=True)
-    else:
-        best, last = tl.max(score_c, axis=0, return_indices=True)
-    tl.store(score_ptr + b, best)
-
-    # The backpointers were stored by other threads of this program: make them visible first.
+    best, last = tl.max(score, axis=0, return_indices=True)
+    tl.store(best_ptr + b, best)
+    # the backpointers were stored by other threads of this program: make them visible first
     tl.debug_barrier()
     path_row = path_ptr + b * T
     state = last.to(tl.int32)
@@ -86,19 +65,19 @@ def _viterbi_kernel(
 
 
 def solution(emissions: torch.Tensor, transitions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    assert emissions.ndim == 3 and emissions.is_contiguous() and emissions.dtype == torch.float32
+    assert emissions.ndim == 3 and emissions.is_contiguous() and emissions.dtype == torch.float32, "em [B, T, S]"
     batch, steps, states = emissions.shape
-    assert transitions.shape == (states, states) and transitions.is_contiguous()
+    assert transitions.shape == (states, states) and transitions.is_contiguous(), "trans [S, S]"
     path = torch.empty((batch, steps), dtype=torch.int64, device=emissions.device)
-    score = torch.empty(batch, dtype=torch.float32, device=emissions.device)
+    best_score = torch.empty(batch, dtype=torch.float32, device=emissions.device)
+    if batch == 0:
+        return path, best_score
     # Backpointers: one byte per (step, state) while indices fit in int8, else two.
     bp_torch, bp_tl = (torch.int8, tl.int8) if states <= 128 else (torch.int16, tl.int16)
     backptr = torch.empty((batch, steps, states), dtype=bp_torch, device=emissions.device)
     block_s = max(16, triton.next_power_of_2(states))
-    # two [BLOCK_S, BLOCK_S] fp32 copies of the matrix at ~64 registers per thread
-    num_warps = min(16, max(1, 2 * block_s * block_s // (32 * 64)))
     _viterbi_kernel[(batch,)](
-        emissions, transitions, backptr, path, score, steps, states,
-        BLOCK_S=block_s, BP_DTYPE=bp_tl, num_warps=num_warps,
+        emissions, transitions, backptr, path, best_score, steps, states,
+        BLOCK_S=block_s, BP_DTYPE=bp_tl, num_warps=NUM_WARPS,
     )  # fmt: skip
-    return path, score
+    return path, best_score

@@ -8,9 +8,8 @@ Over l1.py:
   scalar loads of the backpointers the program has just written (still in L2), behind a tl.debug_barrier()
   since other threads of the program stored them.
 
-Left to the expert (L3): every step still reduces score[:, None] + trans over axis 0, so each of the T steps
-waits for a layout conversion of its result before the next one (the expert alternates trans and trans^T
-instead); the emission row is loaded after the step's reduction rather than prefetched; the default 4 warps.
+Left to the expert (L3): two warps instead of the default four (each of the T dependent steps waits for its
+reduction to cross the program's warps).
 """
 
 import torch
