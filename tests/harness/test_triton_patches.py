@@ -188,8 +188,19 @@ CHILD = textwrap.dedent(
         return guarded(lambda: alias_kernel[(1,)](x, y, 16, BLOCK=16))
 
 
+    def originals_left():  # a wrapper's __wrapped__ would let a solution launch past the boundary's checks
+        import triton.runtime.autotuner as autotuner
+        import triton.runtime.interpreter as interpreter
+        import triton.runtime.jit as jit
+
+        patched = {"GridExecutor.__call__": interpreter.GridExecutor.__call__, "JITFunction.run": jit.JITFunction.run,
+                   "Autotuner.run": autotuner.Autotuner.run}  # fmt: skip
+        return sorted(name for name, fn in patched.items() if hasattr(fn, "__wrapped__"))
+
+
     report = {"patches": patches}
-    cases = (float_arg, libdevice_calls, bf16, fp8, aliases, oob, one_launch, body_torch, hook_torch, subclass_arg)
+    cases = (float_arg, libdevice_calls, bf16, fp8, aliases, oob, one_launch, body_torch, hook_torch, subclass_arg,
+             originals_left)  # fmt: skip
     for case in cases:
         try:
             report[case.__name__] = {"value": case()}
@@ -248,6 +259,10 @@ def test_a_tensor_subclass_argument_is_refused_before_the_launch(report):
         "Triton's launch path runs outside the runtime guard",
         "launches": 0,
     }
+
+
+def test_no_patched_launch_method_keeps_its_original_within_reach(report):
+    assert value(report, "originals_left") == []
 
 
 def test_each_applied_patch_is_named(report):

@@ -27,6 +27,14 @@ import numpy as np
 _MARK = "_workbench_speed"  # set on what was replaced: applying twice must not wrap twice
 
 
+def _marked(wrapper: Any) -> Any:
+    """Marked as ours, and without functools.wraps' __wrapped__: the launch path's original must stay out of a
+    solution's reach (see triton_patches._without_original)."""
+    setattr(wrapper, _MARK, True)
+    wrapper.__dict__.pop("__wrapped__", None)
+    return wrapper
+
+
 def _interp() -> Any:
     import triton.runtime.interpreter as interpreter
 
@@ -147,8 +155,7 @@ def _falling_back(tree: Callable[[Any, Any], list[Any]], original: Callable[...,
                 raise
             return original(self, inputs)
 
-    setattr(run, _MARK, True)
-    return run
+    return _marked(run)
 
 
 def _refusing_bool(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -161,8 +168,7 @@ def _refusing_bool(original: Callable[..., Any]) -> Callable[..., Any]:
             raise _Branched
         return bool(original(self))
 
-    setattr(truth, _MARK, True)
-    return truth
+    return _marked(truth)
 
 
 def tree_scans_and_reductions() -> str | None:
@@ -183,7 +189,7 @@ def tree_scans_and_reductions() -> str | None:
         if not getattr(current, _MARK, False):
             scope.set_attr(tensor, "__bool__", _refusing_bool(current))
 
-    interpreter._patch_lang_tensor = patch_tensor
+    interpreter._patch_lang_tensor = _marked(patch_tensor)
     return "interpreter: combine functions run over trees of whole blocks"
 
 
@@ -225,9 +231,8 @@ def language_patched_once_per_launch() -> str | None:
             seen.add(key)
         return scope
 
-    setattr(patch_once, _MARK, True)
-    executor.__call__ = call
-    interpreter._patch_lang = patch_once
+    executor.__call__ = _marked(call)
+    interpreter._patch_lang = _marked(patch_once)
     return "interpreter: the language is patched once per launch"
 
 
@@ -253,8 +258,7 @@ def dtype_lookups_cached() -> str | None:
             found = scalars[tt_dtype] = original(tt_dtype)  # an unknown dtype raises as the original does
             return found
 
-    setattr(lookup, _MARK, True)
-    interpreter._get_np_dtype = lookup
+    interpreter._get_np_dtype = _marked(lookup)
     return "interpreter: dtype lookups cached"
 
 

@@ -181,6 +181,7 @@ def _patch_interpreter_launch() -> str:
         note_launch()
         return out
 
+    _without_original(call)
     executor.__call__ = call
     return "interpreter: argument copies outside the runtime guard, the kernel body inside it"
 
