@@ -2,8 +2,8 @@
 same GPU and recorded as figures only (their code is not part of this project: each was run through a wrapper for
 the task's signature kept outside it). A `peers.json` under docs/runs/<run>/ holds, per peer, its source (repo,
 path, commit, URL), its verdict, and per workload its latency and the reference's from the same eval;
-`workbench suite` shows the fastest correct peer beside the expert. `benchmarks/record_peers.py` writes the file
-from the eval results of a GPU run.
+`workbench suite` shows the latest one's fastest correct peer beside the expert (suite.latest_run finds it).
+`benchmarks/record_peers.py` writes the file from the eval results of a GPU run.
 """
 
 from __future__ import annotations
@@ -77,17 +77,6 @@ def load_peers(path: Path) -> Peers:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise PeersError(f"{path}: malformed peer entry ({exc})") from None
     return peers
-
-
-def latest_peers(root: Path) -> Path | None:
-    """The most recently measured peers.json under docs/runs/."""
-    found = []
-    for path in (root / "docs" / "runs").glob(f"*/{PEERS_FILE}"):
-        try:
-            found.append((json.loads(path.read_text()).get("measured_at", ""), path))
-        except (OSError, json.JSONDecodeError, AttributeError):
-            continue
-    return max(found)[1] if found else None
 
 
 def peer_entry(task: str, peer: str, source: dict[str, Any], result: dict[str, Any] | None,

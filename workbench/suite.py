@@ -96,13 +96,14 @@ def merge_documents(docs: list[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
-def latest_run(root: Path) -> Path | None:
-    """The most recently measured suite.json under docs/runs/."""
+def latest_run(root: Path, name: str = "suite.json") -> Path | None:
+    """The most recently measured recorded file `name` (a suite.json, a peers.json) under docs/runs/; one that
+    cannot be read as a JSON object is passed over."""
     found = []
-    for path in (root / RUNS_FOLDER).glob("*/suite.json"):
+    for path in (root / RUNS_FOLDER).glob(f"*/{name}"):
         try:
             found.append((json.loads(path.read_text()).get("measured_at", ""), path))
-        except (OSError, json.JSONDecodeError):
+        except (OSError, json.JSONDecodeError, AttributeError):
             continue
     return max(found)[1] if found else None
 

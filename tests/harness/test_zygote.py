@@ -1,5 +1,5 @@
-"""The zygote (solution_side/zygote.py, zygote_handle.py): interpret-mode workers are forked from one confined process,
-and nothing an eval leaves in the sandbox reaches the next eval.
+"""The zygote (solution_side/zygote.py and sweep.py, zygote_handle.py): interpret-mode workers are forked from one
+confined process, and nothing an eval leaves in the sandbox reaches the next eval.
 
 The sweep is tested where it runs, inside a real sandbox, against what an eval could leave with the audit hook out of
 the way (files in every writable place, folders made unwritable, a process in a session of its own, a symlink of /
@@ -27,7 +27,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "workbench" / "harness"
 SWEEP = textwrap.dedent(
     """
     import json, os, subprocess, sys, time
-    from solution_side import zygote
+    from solution_side import sweep as zygote
     kept = (sys.argv[1],)
     before = zygote.snapshot(("/",), kept)
     report = {"walked": sorted(before), "tmp mode before": oct(os.stat("/tmp").st_mode & 0o7777)}

@@ -26,7 +26,7 @@ def suite_command(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     from workbench.ladder_report import ladder_markdown
-    from workbench.peers import PeersError, latest_peers, load_peers
+    from workbench.peers import PEERS_FILE, PeersError, load_peers
     from workbench.suite import SuiteRunError, latest_run, load_run, render_markdown, summary, workload_rows
 
     path = args.run or latest_run(project_root())
@@ -43,7 +43,7 @@ def suite_command(args: argparse.Namespace) -> int:
         result = _saved_eval(args.eval, args.task)
         print(ladder_markdown(load_task(args.task), run, result, who="eval" if args.eval else None), end="")
         return EXIT_OK
-    peers_path = args.peers or latest_peers(project_root())
+    peers_path = args.peers or latest_run(project_root(), PEERS_FILE)
     try:
         peers = load_peers(peers_path) if peers_path is not None else None
     except PeersError as exc:

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from workbench.harness import sandbox
+from workbench.harness.solution_side.sweep import MESSAGE_BYTES, remove, send
 
 PACKAGE = Path(__file__).resolve().parent / "solution_side"
-MESSAGE_BYTES = 4096
 ANSWER_S = 10.0  # a fork or a sweep takes milliseconds; a zygote this slow is stopped or broken
 
 
@@ -82,7 +82,7 @@ class Zygote:
         with open(log_path, "w") as log:
             fds = [sock_fd, log.fileno()] + ([area_fd] if area_fd is not None else [])
             try:
-                socket.send_fds(self.ctrl, [json.dumps({"op": "fork", "area_size": area_size}).encode()], fds)
+                send(self.ctrl, {"op": "fork", "area_size": area_size}, tuple(fds))
             except OSError as exc:
                 self._fail(f"could not be asked to fork ({exc})")
         if not self._receive(ANSWER_S).get("forked"):
@@ -120,7 +120,7 @@ class Zygote:
     def close(self) -> None:
         if self.usable():
             try:
-                self.ctrl.send(json.dumps({"op": "quit"}).encode())
+                send(self.ctrl, {"op": "quit"})
             except OSError:
                 pass
             deadline = time.monotonic() + 2
@@ -199,11 +199,4 @@ class ForkedProcess:
 def empty(folder: Path) -> None:
     """Everything in `folder` removed, whatever modes the eval left on it."""
     for entry in list(folder.iterdir()) if folder.exists() else []:
-        if entry.is_dir() and not entry.is_symlink():
-            os.chmod(entry, 0o700)
-            for root, dirs, _ in os.walk(entry):
-                for d in dirs:
-                    os.chmod(os.path.join(root, d), 0o700)
-            shutil.rmtree(entry)
-        else:
-            entry.unlink()
+        remove(str(entry))
