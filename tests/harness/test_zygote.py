@@ -146,3 +146,46 @@ def test_the_next_eval_forked_by_the_same_zygote_finds_nothing_the_last_one_left
         (folder / "solution.py").write_text(source)
         result = evaluate(task, folder / "solution.py", options)
         assert result.correct, (name, result.error, [w.summary() for w in result.workloads])
+
+
+NOT_DUMPABLE = textwrap.dedent(
+    """
+    import ctypes, json, os, socket
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0, as the zygote sets itself before its first fork
+    control, _ = socket.socketpair()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the forked worker, looking for the zygote's control socket and memory
+        parent, out = os.getppid(), {}
+        for n in os.listdir(f"/proc/{parent}/fd"):
+            for what, reach in (("readlink", os.readlink), ("open", lambda p: os.close(os.open(p, os.O_RDONLY)))):
+                try:
+                    reach(f"/proc/{parent}/fd/{n}")
+                    out[f"{what} fd {n}"] = "reached"
+                except OSError:
+                    pass
+        for name in ("mem", "environ", "maps"):
+            try:
+                open(f"/proc/{parent}/{name}", "rb").read(1)
+                out[name] = "reached"
+            except OSError:
+                pass
+        pidfd = libc.syscall(434, parent, 0)  # pidfd_open
+        if libc.syscall(438, pidfd, control.fileno(), 0) >= 0:  # pidfd_getfd
+            out["pidfd_getfd"] = "reached"
+        os.write(w, json.dumps(out).encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    print("REPORT " + os.read(r, 65536).decode())
+    """
+)
+
+
+def test_a_forked_worker_cannot_reach_the_not_dumpable_zygotes_descriptors_or_memory(tmp_path):
+    env = sandbox.safe_environment(home=tmp_path)
+    command = sandbox.confine([sys.executable, "-c", NOT_DUMPABLE], writable=[tmp_path], chdir=tmp_path, env=env)
+    proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("REPORT ")]
+    assert lines, proc.stderr[-2000:]
+    assert json.loads(lines[-1][len("REPORT ") :]) == {}  # (how many descriptors it has can be listed, no more)
