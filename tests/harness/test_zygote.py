@@ -189,3 +189,27 @@ def test_a_forked_worker_cannot_reach_the_not_dumpable_zygotes_descriptors_or_me
     lines = [line for line in proc.stdout.splitlines() if line.startswith("REPORT ")]
     assert lines, proc.stderr[-2000:]
     assert json.loads(lines[-1][len("REPORT ") :]) == {}  # (how many descriptors it has can be listed, no more)
+
+
+def test_the_zygote_is_single_threaded_when_it_forks():
+    """A fork copies the calling thread alone: a lock another thread held (numpy's OpenBLAS pool starts one at
+    import) stays held in the child forever."""
+    import os
+
+    from workbench.harness.worker_handle import worker_limits
+    from workbench.harness.zygote_handle import Zygote
+
+    zygote = Zygote(worker_limits("interpret"))
+    try:
+        zygote.wait_ready(120)
+        found = {}
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                argv = (Path("/proc") / pid / "cmdline").read_bytes().split(b"\0")
+                if b"solution_side.zygote" in argv and not argv[0].endswith(b"bwrap"):  # the zygote, not bwrap
+                    found[pid] = len(os.listdir(Path("/proc") / pid / "task"))
+            except OSError:
+                continue
+        assert found and set(found.values()) == {1}, found
+    finally:
+        zygote.close()

@@ -48,7 +48,10 @@ class Zygote:
         self.ctrl = ours
         env = sandbox.safe_environment(home=self.work)
         env.update(PYTHONPATH=str(self.home), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1",
-                   TRITON_CACHE_DIR=str(self.triton_cache), TRITON_INTERPRET="1")  # fmt: skip
+                   TRITON_CACHE_DIR=str(self.triton_cache), TRITON_INTERPRET="1",
+                   # one thread: numpy's OpenBLAS starts a pool at import, and a process that forks with a second
+                   # thread alive may hand the child a lock that thread held (the zygote refuses to fork so)
+                   OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")  # fmt: skip
         kept = [str(self.work), str(self.triton_cache)]  # host folders: the checker empties them
         command = [sys.executable, "-m", "solution_side.zygote", str(theirs.fileno()), *kept]
         command = sandbox.confine(

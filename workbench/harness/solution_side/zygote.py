@@ -49,6 +49,10 @@ def serve(ctrl: socket.socket, kept: tuple[str, ...]) -> int:
     if problem:
         print(f"the guard's warm-up failed: {problem}", flush=True)
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    threads = len(os.listdir("/proc/self/task"))
+    if threads != 1:  # a fork copies one thread, and any lock another one held: the child could hang on it
+        print(f"the zygote has {threads} threads; it forks only single-threaded", flush=True)
+        return 1
     before = snapshot(("/",), kept)
     send(ctrl, {"ready": True})
     while True:
