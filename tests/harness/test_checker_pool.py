@@ -98,3 +98,13 @@ def test_evals_of_successive_tests_share_a_checker(task, monkeypatch):
     monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/a.py::test_two (call)")
     assert evaluate(task, task.expert_path, FAST).correct
     assert _pool_processes() == warm, "the second test's eval should reuse the first one's checker"
+
+
+def test_a_checker_left_in_the_middle_of_an_eval_is_killed_not_given_back():
+    """A caller interrupted while it reads a checker's events (a test's timeout, ctrl-c) leaves the checker inside that
+    eval: given back, the next eval would write its spec to it and read this one's events as its own."""
+    with pytest.raises(RuntimeError), checker_pool.acquire("interpret", dict(os.environ)) as checker:
+        raise RuntimeError("the caller was interrupted mid-eval")
+    assert not checker.alive()
+    with checker_pool._POOL_LOCK:
+        assert all(idle is not checker for _, _, idle in checker_pool._IDLE)

@@ -162,7 +162,8 @@ def idle_count() -> int:
 
 @contextlib.contextmanager
 def acquire(mode: str, env: dict[str, str]) -> Iterator[Checker]:
-    """An idle warm checker for this mode and environment, or a new one; back to the pool afterwards if alive."""
+    """An idle warm checker for this mode and environment, or a new one; back to the pool afterwards if alive and the
+    caller's work with it ended normally (otherwise it is killed)."""
     key = mode + hashlib.sha256(json.dumps(sorted(env.items())).encode()).hexdigest()
     checker = _take(key)
     if checker is None:
@@ -171,9 +172,13 @@ def acquire(mode: str, env: dict[str, str]) -> Iterator[Checker]:
             _ALL.append(checker)
     try:
         yield checker
-    finally:
-        if checker.alive():
-            _give_back(key, checker)
+    except BaseException:
+        # interrupted mid-eval (a test's timeout, KeyboardInterrupt, an error reading its events): the checker may
+        # still be in that eval, and the next caller would read this eval's events as its own
+        checker.kill()
+        raise
+    if checker.alive():
+        _give_back(key, checker)
 
 
 @atexit.register
