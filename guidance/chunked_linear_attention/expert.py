@@ -105,6 +105,13 @@ def _block_v(bh: int, head_dim: int, num_sms: int) -> int:
     return block_v
 
 
+def _config(bh: int, head_dim: int, num_sms: int) -> tuple[int, int, int, int]:
+    """(CHUNK, BLOCK_V, num_warps, num_stages) for B * H = bh heads of head_dim on num_sms SMs: chunks of 64 tokens,
+    about one program per SM, 8 warps, the chunk loop pipelined over 2 stages (benchmarks/chunked_linear_designs.py
+    sweeps the alternatives)."""
+    return 64, _block_v(bh, head_dim, num_sms), 8, 2
+
+
 def solution(q, k, v):
     assert q.dim() == 4 and q.shape == k.shape == v.shape, "q, k, v must be [B, H, T, D]"
     assert q.is_contiguous() and k.is_contiguous() and v.is_contiguous()
@@ -113,7 +120,7 @@ def solution(q, k, v):
     o = torch.empty_like(q)
     if T == 0 or B * H == 0:
         return o
-    block_v = _block_v(B * H, D, _num_sms(q.device))
+    chunk, block_v, num_warps, num_stages = _config(B * H, D, _num_sms(q.device))
     grid = (B * H, D // block_v)
     _linear_attn_fwd_kernel[grid](
         q,
@@ -130,9 +137,9 @@ def solution(q, k, v):
         o.stride(1),
         o.stride(2),
         D=D,
-        CHUNK=64,
+        CHUNK=chunk,
         BLOCK_V=block_v,
-        NUM_STAGES=2,
-        num_warps=8,
+        NUM_STAGES=num_stages,
+        num_warps=num_warps,
     )
     return o
