@@ -28,6 +28,17 @@ chunk's chain or put more chains on an SM:
 The rung (l1_l2) is timed as it is. FLA's design (per-chunk states written by one kernel, then every chunk's output
 in parallel by a second) is the peer's; its autotuner compiles and times dozens of configurations on its first call
 (it dominates the run when --peer is given, and is printed last with the configurations it chose).
+
+What it found: the first H200 run (2026-12-03 12:55 UTC, commit 3e8c19a, `python3 benchmarks/chunked_linear_designs.py
+--peer <fla wrapper>`; minimax-01-16k / linearized-llama3-8b-4k / gpt2-medium-linear-8k, us): 1/SM w4 s3 351.9 /
+93.0 / 114.5, fastest everywhere, against the expert (1/SM w8 s2) 683.1 / 181.3 / 257.5, the rung 764.6 / 195.7 /
+157.6 and FLA 716.8 / 189.3 / 164.4. The pipeline depth is the knob: at 1/SM w4, s1 / s2 / s3 took 737.4 / 528.5
+/ 351.9 on minimax, 0.4-0.8 us a chunk saved by each chunk of prefetch distance on every workload, so a lone
+program per SM waits on its loads more than on its products; more programs per SM (2/SM, 4/SM) or 8 warps were
+slower at the same depth. The expert is now 1/SM w4 s3; the old expert is kept as "1/SM w8 s2". The candidates
+added after that run probe around the winner: a fourth stage (180 KB of shared memory at D = 128), 2/SM at 3
+stages, and 128-token chunks on 4 warps over 2 stages (at 3 stages they need 256 KB at D = 128, over the H200's
+227 KB).
 """
 
 from __future__ import annotations
@@ -68,10 +79,13 @@ def rule(per_sm: int, warps: int, stages: int, chunk: int = 64) -> Callable[[int
     return config
 
 
-# The expert as shipped is timed as it is (its own _config); these swap its _config for the length of a call.
+# The expert as shipped (1/SM w4 s3) is timed as it is (its own _config); these swap its _config for a call.
 CONFIGS: dict[str, Callable[[int, int, int], Config]] = {
+    "1/SM w8 s2 (the expert until 2026-12-03)": rule(1, 8, 2),
+    "1/SM w4 s4": rule(1, 4, 4),
+    "2/SM w4 s3": rule(2, 4, 3),
+    "C128 1/SM w4 s2": rule(1, 4, 2, chunk=128),
     "1/SM w4 s2": rule(1, 4, 2),
-    "1/SM w4 s3": rule(1, 4, 3),
     "1/SM w4 s1": rule(1, 4, 1),
     "2/SM w4 s2": rule(2, 4, 2),
     "4/SM w4 s2": rule(4, 4, 2),

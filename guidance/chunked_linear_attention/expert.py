@@ -22,8 +22,20 @@ Design:
   fp32); a PyTorch emulation of these roundings against an fp64 reference (CPU, T = 16384, D = 128) needs
   atol 0.09 at rtol 1.6e-2, under half the tolerance.
 - The state update uses tl.dot's accumulator: S = dot(k_c^T, v_c, S), fp32.
-- Chunk 64, 8 warps, 2 stages: the next chunk's q, k, v tiles are prefetched (software pipelining of the loop)
-  while the current chunk's four matmuls run; registers hold S (D x 64 fp32), P and the output tile.
+- Chunk 64, 4 warps, the chunk loop pipelined over 3 stages: each chunk's q, k, v tiles are loaded two chunks
+  ahead. Measured on one H200 (2026-12-03, `python3 benchmarks/chunked_linear_designs.py` at commit 3e8c19a,
+  do_bench with the L2 flushed): 351.9 / 93.0 / 114.5 us on
+  minimax-01-16k / linearized-llama3-8b-4k / gpt2-medium-linear-8k, where 8 warps over 2 stages (this
+  kernel until then) took 683.1 / 181.3 / 257.5 and flash-linear-attention's two-kernel form 716.8 / 189.3 /
+  164.4. The stage sweep says that at one program per SM the loop waits on its loads more than on its four
+  products: at 4 warps, 1, 2 and 3 stages took 737.4, 528.5 and 351.9 us on minimax (2.9, 2.1, 1.4 us a
+  chunk), each chunk of prefetch distance saving 0.4-0.8 us a chunk on every workload. A lone program per SM
+  has in flight only the chunks it has prefetched (40 KB a chunk at D = 128), so the prefetch depth sets how
+  much of the load latency is hidden.
+  One warpgroup (4 warps) issues each 64-row product alone; 8 warps split it by columns and double the threads
+  at each barrier (2/SM: 761.6 on 8 warps against 622.0 on 4). Registers: the state slice (D x BLOCK_V fp32,
+  64 a thread at 128 x 64), P and the output tile; shared memory: 3 x (q, k, v) tiles and the state's operand
+  copy, 136 KB at D = 128 (the compiler's figure for sm_90).
 - T need not be a multiple of 64: the last chunk's rows are masked (zero k, v rows add nothing).
 """
 
@@ -107,9 +119,9 @@ def _block_v(bh: int, head_dim: int, num_sms: int) -> int:
 
 def _config(bh: int, head_dim: int, num_sms: int) -> tuple[int, int, int, int]:
     """(CHUNK, BLOCK_V, num_warps, num_stages) for B * H = bh heads of head_dim on num_sms SMs: chunks of 64 tokens,
-    about one program per SM, 8 warps, the chunk loop pipelined over 2 stages (benchmarks/chunked_linear_designs.py
-    sweeps the alternatives)."""
-    return 64, _block_v(bh, head_dim, num_sms), 8, 2
+    about one program per SM, 4 warps, the chunk loop pipelined over 3 stages (the fastest of the designs
+    benchmarks/chunked_linear_designs.py timed on the H200, on every workload)."""
+    return 64, _block_v(bh, head_dim, num_sms), 4, 3
 
 
 def solution(q, k, v):
