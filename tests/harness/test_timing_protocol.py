@@ -330,3 +330,44 @@ def test_each_call_of_a_batch_has_its_own_read_budget():
     calls.next_call = lambda: None  # type: ignore[method-assign]
     _, _, _, error = worker_main._timed_batch(["a", "b", "c"], inputs, {}, calls, torch.zeros(4), host_timer())
     assert error is not None and f"more than {READ_BUDGET}" in error[1]
+
+
+def run_together(workers: list[StandInWorker]) -> list[WorkloadResult]:
+    w = WorkloadSpec("w", {"n": 1000}, sol_work={"bytes": 0.0}, timed=True)
+    spec = EvalSpec(task_dir="", solution="", mode="cuda", outputs=("out",), tolerance={"float32": (1e-6, 1e-6)},
+                    forbidden_calls=(), allowed_torch_ops=(), workloads=[w], seed=12345,
+                    timing={"budget_s": 0.2, "warmup_s": 0.01})  # fmt: skip
+    checks = []
+    for worker in workers:
+        check = WorkloadCheck(spec, TaskCode(make_inputs, reference), worker, lambda: 60.0, lambda name: _nothing())
+        check.device = torch.device("cpu")
+        checks.append(check)
+    results = [WorkloadResult(name="w", correct=True) for _ in workers]
+    workload_check.time_together(checks, w, results)
+    return results
+
+
+def test_solutions_timed_together_share_the_reference_and_every_input_set(host_timing):
+    first, second = StandInWorker(), StandInWorker()
+    a, b = run_together([first, second])
+    assert a.latency_ms is not None and b.latency_ms is not None
+    assert a.reference_ms == b.reference_ms and a.speedup is not None and b.speedup is not None
+    assert "alternation with 1 other" in (a.timing_note or "")
+    assert first.seeds == second.seeds and len(first.seeds) >= 4  # each round's sets made alike in both workers
+
+
+def test_a_solution_rejected_while_timed_together_leaves_the_others_timed(host_timing):
+    honest, cheat = StandInWorker(), StandInWorker(cheat="events")
+    a, b = run_together([honest, cheat])
+    assert a.correct and a.latency_ms is not None and CALL_S * 1e3 <= a.latency_ms.median < CALL_S * 1e3 * 5
+    assert not b.correct and b.failure == "timing-unverified" and b.latency_ms is None
+    assert len(honest.seeds) > len(cheat.seeds)  # timed on without the cheat
+
+
+def test_a_clock_that_fell_after_the_wait_was_calibrated_costs_a_retry_not_a_rejection(waiting_device, monkeypatch):
+    # Calibrated at a clock 10x the one the device then runs at: the first batch's wait lasts 10x what the wall clock
+    # allows for. The retry measures the wait again and passes; with the first rate kept, every batch would fail.
+    rates = iter([10 * WAIT_RATE])
+    monkeypatch.setattr(workload_check, "device_wait_rate", lambda device: next(rates, WAIT_RATE))
+    result = run_timing(StandInWorker(issue_ms=1.0))
+    assert result.latency_ms is not None and "measured again" in (result.timing_note or "")

@@ -186,22 +186,25 @@ def sample_in_rounds(
     batches: Sequence[int],
     options: TimingOptions,
     clock: Callable[[], float] = time.perf_counter,
+    active: Callable[[int], bool] = lambda i: True,
 ) -> tuple[list[list[float]], list[str | None]]:
     """Rounds of one batch per function (take_batch(function, first input set, size) -> samples in ms) until
     every function's standard error is under the target, or the budget (per function) runs out.
 
     A function already under the target keeps sampling while another is not, so that all of them stay under the
-    same conditions to the end; one at max_samples stops. Returns the samples and, per function, why it stopped
-    short of the target (None when it reached it)."""
+    same conditions to the end; one at max_samples stops, and so does one no longer `active` (a solution rejected
+    while it was timed beside others: the rest go on without it). Returns the samples and, per function, why it
+    stopped short of the target (None when it reached it)."""
     samples: list[list[float]] = [[] for _ in batches]
     started = clock()
     while True:
         for i, size in enumerate(batches):
-            if len(samples[i]) < options.max_samples:
+            if len(samples[i]) < options.max_samples and active(i):
                 samples[i].extend(take_batch(i, len(samples[i]), min(size, options.max_samples - len(samples[i]))))
         converged = [
-            len(got) >= MIN_SAMPLES and standard_error(got) <= options.target_rel_err * statistics.fmean(got)
-            for got in samples
+            not active(i)
+            or (len(got) >= MIN_SAMPLES and standard_error(got) <= options.target_rel_err * statistics.fmean(got))
+            for i, got in enumerate(samples)
         ]
         if all(converged):
             return samples, [None] * len(batches)

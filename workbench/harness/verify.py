@@ -55,7 +55,9 @@ def check_batch(
     if accounted < EXPLAINED_FRACTION * beyond_overheads:
         return (
             f"a batch of {n} calls took {wall_ms:.3f} ms of wall time, but its samples ({sum(samples_ms):.3f} ms) and "
-            f"L2 flushes ({n * flush_ms:.3f} ms) explain under half of it: work ran outside the timed events"
+            f"L2 flushes ({n * flush_ms:.3f} ms) explain under half of it"
+            + (f" past the device's wait of {ahead_ms:.3f} ms" if ahead_ms else "")
+            + ": work ran outside the timed events"
         )
     return None
 

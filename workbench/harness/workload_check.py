@@ -13,7 +13,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -34,7 +34,7 @@ from workbench.harness.timing import (
     standard_error,
 )
 from workbench.harness.verify import check_batch, check_plausible, check_tail
-from workbench.harness.worker_handle import Worker
+from workbench.harness.worker_handle import Worker, WorkerGone
 
 WHOLE_INPUTS_BYTES = 64 << 20  # inputs up to this size are compared whole after each checked call ...
 SAMPLED_ELEMENTS = 1 << 16  # ... larger ones at this many places per tensor, picked after the call
@@ -110,10 +110,7 @@ class WorkloadCheck:
                 with time_it(), self.phase("timing"):
                     self._time(w, result)
         except Rejected as exc:
-            result.correct = False
-            result.failure, result.error = exc.failure, exc.message
-            if exc.failure not in ("mismatch", "unwritten", "nonfinite", "shape", "dtype", "input-modified"):
-                result.latency_ms = result.reference_ms = result.speedup = result.sol_fraction = None
+            reject(result, exc)
 
     def _correctness(self, w: WorkloadSpec, result: WorkloadResult) -> None:
         for s in range(self.spec.seeds):
@@ -159,102 +156,188 @@ class WorkloadCheck:
         return tuple(a.reshape(-1)[places(a, seed, SAMPLED_ELEMENTS)] for a in args), tuple(after)
 
     def _time(self, w: WorkloadSpec, result: WorkloadResult) -> None:
-        from workbench.harness.ceilings import datasheet_sol, device_ceilings, sol
+        time_together([self], w, [result])
 
-        options = TimingOptions(**self.spec.timing)
-        probe = self.code.make_inputs(dict(w.params), derive_seed(self.spec.seed, w.name, "time", 10**6), self.device)
-        set_bytes = sum(x.numel() * x.element_size() for x in probe if isinstance(x, torch.Tensor))
-        n_sets = max(2, min(4, INPUT_SET_BYTES // max(set_bytes, 1)))
-        del probe
-        ceilings = device_ceilings(self.device)
-        flush = flush_buffer(self.device)
-        flush_ms = _flush_ms(flush)
-        round_trip_ms = max(self._ping_ms() for _ in range(5))
-        gc.collect()  # then none during the batches (collector_paused), and little left for one between them
-        rounds = _Rounds(self, w, n_sets, flush, flush_ms, round_trip_ms, device_wait_rate(self.device))
-        batches = [n_sets, n_sets] if options.reference else [n_sets]
-        rounds.settle(options.warmup_s, options.reference)
-        with nvtx_range(f"{w.name}/timing"):
-            samples, stops = sample_in_rounds(rounds.take_batch if options.reference else rounds.solution_only,
-                                              batches, options)  # fmt: skip
-        # A latency is the median of batch means, not of single calls: a solution that does every call's work in a
-        # batch's last call (which the wall clock and the tail cannot tell from honest work) is timed at its mean.
-        latency = _latency(rounds.means["solution"], len(samples[-1]))
-        result.latency_ms = latency
-        if options.reference:
-            ref = _latency(rounds.means["reference"], len(samples[0]))
-            result.reference_ms = ref
-            result.speedup = ref.median / latency.median
-        bound = sol(w.sol_work, ceilings)
-        result.sol_ms, result.sol_binding, result.sol_by_resource_ms = bound.ms, bound.binding, bound.times_ms
-        sheet = datasheet_sol(w.sol_work, ceilings)
-        if sheet is not None:
-            result.sol_datasheet_ms, result.sol_datasheet_binding = sheet.ms, sheet.binding
-        # only the bounds no kernel can beat (bytes, tensor-core FLOPs) can reject a timing: the CUDA-core, SFU and
-        # dependency floors rest on counting conventions a kernel may undercut (an exp on the FMA units)
-        implausible = check_plausible(latency.median, bound.hard_ms)
-        if implausible:
-            raise Rejected("timing-implausible", implausible)
-        result.sol_fraction = result.sol_ms / latency.median if result.sol_ms else None
-        notes = [
-            f"{n_sets} fresh input sets a round, {rounds.count} rounds, every batch checked against the wall clock"
-        ]
-        gap, wall, waited, host = rounds.worst
-        worst = f"worst batch: {gap:.3f} of {wall:.3f} ms of wall time outside samples and flushes"
-        if waited:
-            worst += f", {waited:.3f} ms of it the device's wait while the calls were issued"
-        if host:
-            worst += " (the worker's own account, ms: " + ", ".join(f"{k} {v:.3f}" for k, v in host.items()) + ")"
-        notes.append(worst)
-        if rounds.retried:
-            notes.append(f"{rounds.retried} batches timed again after the wall clock or the tail disagreed")
-        notes += [s for s in stops[-1:] if s]
-        result.timing_note = "; ".join(notes)
-        self.ceilings = ceilings
-
-    def _ping_ms(self) -> float:
+    def ping_ms(self) -> float:
         started = time.perf_counter()
         self.ask({"op": "ping"})
         return (time.perf_counter() - started) * 1e3
 
 
-class _Rounds:
-    """A round: every input set made anew from a new seed (here and in the worker), the reference timed on them
-    (its outputs are the expected ones), then one solution batch over the same sets, verified."""
+def reject(result: WorkloadResult, exc: Rejected) -> None:
+    """A verdict against the solution on this workload; a latency stays only beside a wrong output it produced."""
+    result.correct = False
+    result.failure, result.error = exc.failure, exc.message
+    if exc.failure not in ("mismatch", "unwritten", "nonfinite", "shape", "dtype", "input-modified"):
+        result.latency_ms = result.reference_ms = result.speedup = result.sol_fraction = None
 
-    def __init__(self, check: WorkloadCheck, w: WorkloadSpec, n_sets: int, flush: Any, flush_ms: float, rtt: float,
-                 wait_rate: float | None = None) -> None:  # fmt: skip
-        self.check, self.w, self.n_sets, self.flush = check, w, n_sets, flush
-        self.flush_ms, self.round_trip_ms = flush_ms, rtt
+
+def time_together(checks: list[WorkloadCheck], w: WorkloadSpec, results: list[WorkloadResult]) -> None:
+    """Time the reference and each solution (one worker each) in alternating batches over the same fresh input sets,
+    so that every one of them is timed at the same clocks and temperatures: a ladder's rungs, or an expert beside a
+    peer, compare as fairly as a solution with the reference. With one solution a rejection is raised; with several
+    it is that solution's result, and the others are timed on without it."""
+    from workbench.harness.ceilings import datasheet_sol, device_ceilings, sol
+
+    lead = checks[0]  # the task, device and options are the same for every check of one eval
+    options = TimingOptions(**lead.spec.timing)
+    probe = lead.code.make_inputs(dict(w.params), derive_seed(lead.spec.seed, w.name, "time", 10**6), lead.device)
+    set_bytes = sum(x.numel() * x.element_size() for x in probe if isinstance(x, torch.Tensor))
+    n_sets = max(2, min(4, INPUT_SET_BYTES // max(set_bytes, 1)))
+    del probe
+    ceilings = device_ceilings(lead.device)
+    flush = flush_buffer(lead.device)
+    flush_ms = _flush_ms(flush)
+    round_trips = [max(check.ping_ms() for _ in range(5)) for check in checks]
+    gc.collect()  # then none during the batches (collector_paused), and little left for one between them
+    rounds = _Rounds(
+        checks, results, w, n_sets, flush, flush_ms, round_trips, device_wait_rate(lead.device), options.reference
+    )
+    functions = len(checks) + (1 if options.reference else 0)
+    rounds.settle(options.warmup_s, options.reference)
+    with nvtx_range(f"{w.name}/timing"):
+        samples, stops = sample_in_rounds(rounds.take_batch if options.reference else rounds.solution_only,
+                                          [n_sets] * functions, options, active=rounds.active)  # fmt: skip
+    reference = _latency(rounds.reference_means, len(samples[0])) if options.reference else None
+    bound = sol(w.sol_work, ceilings)
+    sheet = datasheet_sol(w.sol_work, ceilings)
+    for k, side in enumerate(rounds.sides):
+        if not side.active:
+            continue
+        at = k + (1 if options.reference else 0)
+        try:
+            _finish(side, rounds, reference, bound, sheet, samples[at], stops[at])
+        except Rejected as exc:
+            rounds.reject(k, exc)
+    for check in checks:
+        check.ceilings = ceilings
+
+
+def _finish(side: _Side, rounds: _Rounds, reference: Latency | None, bound: Any, sheet: Any, samples: list[float],
+            stop: str | None) -> None:  # fmt: skip
+    """One solution's latency, speedup, SOL and timing note from its recorded batches."""
+    result = side.result
+    # A latency is the median of batch means, not of single calls: a solution that does every call's work in a
+    # batch's last call (which the wall clock and the tail cannot tell from honest work) is timed at its mean.
+    latency = _latency(side.means, len(samples))
+    result.latency_ms = latency
+    if reference is not None:
+        result.reference_ms = reference
+        result.speedup = reference.median / latency.median
+    result.sol_ms, result.sol_binding, result.sol_by_resource_ms = bound.ms, bound.binding, bound.times_ms
+    if sheet is not None:
+        result.sol_datasheet_ms, result.sol_datasheet_binding = sheet.ms, sheet.binding
+    # only the bounds no kernel can beat (bytes, tensor-core FLOPs) can reject a timing: the CUDA-core, SFU and
+    # dependency floors rest on counting conventions a kernel may undercut (an exp on the FMA units)
+    implausible = check_plausible(latency.median, bound.hard_ms)
+    if implausible:
+        raise Rejected("timing-implausible", implausible)
+    result.sol_fraction = result.sol_ms / latency.median if result.sol_ms else None
+    notes = [f"{rounds.n_sets} fresh input sets a round, {rounds.count} rounds, every batch checked against the wall "
+             "clock"]  # fmt: skip
+    if len(rounds.sides) > 1:
+        notes.append(f"timed in alternation with {len(rounds.sides) - 1} other solution(s) of the same eval")
+    gap, wall, waited, host = side.worst
+    worst = f"worst batch: {gap:.3f} of {wall:.3f} ms of wall time outside samples and flushes"
+    if waited:
+        worst += f", {waited:.3f} ms of it the device's wait while the calls were issued"
+    if host:
+        worst += " (the worker's own account, ms: " + ", ".join(f"{k} {v:.3f}" for k, v in host.items()) + ")"
+    notes.append(worst)
+    if side.retried:
+        notes.append(f"{side.retried} batches timed again after the wall clock or the tail disagreed (the device's "
+                     "wait measured again before each)")  # fmt: skip
+    notes += [stop] if stop else []
+    result.timing_note = "; ".join(notes)
+
+
+@dataclass
+class _Side:
+    """One solution of the eval in the timing rounds: its worker's check, its result and its batches."""
+
+    check: WorkloadCheck
+    result: WorkloadResult
+    round_trip_ms: float
+    issue_ms: float | None = None  # the worker's account of its last batch's issue time (sizes the next wait)
+    host_ms: dict[str, float] = field(default_factory=dict)  # the worker's account of its last batch's host time
+    means: list[float] = field(default_factory=list)  # one per recorded batch
+    retried: int = 0  # batches timed again after a check of the wall clock or the tail failed
+    active: bool = True  # False once rejected: the others are timed on without it
+    gone: bool = False  # its worker died or timed out (timed beside others): the eval starts it a new one
+    # the worst batch: (wall ms its samples and flushes leave unexplained, wall ms, ms of the device's wait, the
+    # worker's account of its host time)
+    worst: tuple[float, float, float, dict[str, float]] = (0.0, 1.0, 0.0, {})
+
+
+class _Rounds:
+    """A round: every input set made anew from a new seed (here and in each worker), the reference timed on them
+    (its outputs are the expected ones), then one batch of each solution over the same sets, each verified."""
+
+    def __init__(self, checks: list[WorkloadCheck], results: list[WorkloadResult], w: WorkloadSpec, n_sets: int,
+                 flush: Any, flush_ms: float, round_trips: list[float], wait_rate: float | None = None,
+                 with_reference: bool = True) -> None:  # fmt: skip
+        self.with_reference = with_reference
+        self.lead, self.w, self.n_sets, self.flush, self.flush_ms = checks[0], w, n_sets, flush, flush_ms
+        self.sides = [_Side(check, result, rtt) for check, result, rtt in zip(checks, results, round_trips)]
         # Clock cycles a millisecond of the device's wait before a batch (None: no wait, the calls are timed as
-        # the host issues them). Calibrated here, so that the wait the wall clock allows for is the checker's figure.
+        # the host issues them). Calibrated here, so that the wait the wall clock allows for is the checker's figure;
+        # again before a batch is retried, since the clocks may have moved since (a spin of N cycles lasts longer
+        # at a lower clock, which the wall clock then reads as work outside the events).
         self.wait_rate = wait_rate
-        self.issue_ms: dict[str, float | None] = {"reference": None, "solution": None}
-        self.host_ms: dict[str, float] = {}  # the worker's account of its last batch's host time
+        self.reference_issue_ms: float | None = None
         self.keys = [f"time{j}" for j in range(n_sets)]
         self.sets: list[tuple[Any, ...]] = []
         self.expected: list[Any] = []
         self.count = 0
-        self.means: dict[str, list[float]] = {"reference": [], "solution": []}  # one per recorded batch
+        self.reference_means: list[float] = []  # one per recorded batch
         self.recording = False
-        self.retried = 0  # batches timed again after a check of the wall clock or the tail failed
-        # the worst batch: (wall ms its samples and flushes leave unexplained, wall ms, ms of the device's wait, the
-        # worker's account of its host time)
-        self.worst: tuple[float, float, float, dict[str, float]] = (0.0, 1.0, 0.0, {})
+        self.last_index = -1  # the last function sampled: a lower or equal index starts a new round
+
+    def active(self, i: int) -> bool:
+        """Function i of sample_in_rounds still sampled: the reference (function 0 when timed) always is."""
+        if self.with_reference:
+            return i == 0 or self.sides[i - 1].active
+        return self.sides[i].active
+
+    def reject(self, k: int, exc: Rejected) -> None:
+        """Solution k is rejected on this workload: raised with a single solution, else recorded and dropped."""
+        if len(self.sides) == 1:
+            raise exc
+        self.sides[k].active = False
+        reject(self.sides[k].result, exc)
+
+    def _for_side(self, k: int, action: Callable[[_Side], Any]) -> None:
+        """action(side k), a rejection or a lost worker made that side's verdict (raised with a single side)."""
+        try:
+            action(self.sides[k])
+        except Rejected as exc:
+            self.reject(k, exc)
+        except WorkerGone as gone:
+            if len(self.sides) == 1:
+                raise
+            self.sides[k].gone = True
+            self.reject(k, Rejected("error", gone.reason))
 
     def refresh(self) -> None:
         self.sets, self.expected = [], []
-        for j, key in enumerate(self.keys):
-            seed = derive_seed(self.check.spec.seed, self.w.name, "time", self.count * self.n_sets + j)
-            self.check.ask({"op": "inputs", "key": key, "params": self.w.params, "seed": seed})
-            self.sets.append(tuple(self.check.code.make_inputs(dict(self.w.params), seed, self.check.device)))
+        seeds = [derive_seed(self.lead.spec.seed, self.w.name, "time", self.count * self.n_sets + j)
+                 for j in range(self.n_sets)]  # fmt: skip
+
+        def make(side: _Side) -> None:
+            for key, seed in zip(self.keys, seeds):
+                side.check.ask({"op": "inputs", "key": key, "params": self.w.params, "seed": seed})
+
+        for k, side in enumerate(self.sides):
+            if side.active:
+                self._for_side(k, make)
+        self.sets = [tuple(self.lead.code.make_inputs(dict(self.w.params), seed, self.lead.device)) for seed in seeds]
         self.count += 1
 
-    def _wait(self, who: str, size: int) -> tuple[float, int]:
+    def _wait(self, issue_ms: float | None, size: int) -> tuple[float, int]:
         """The device's wait before a batch of `size` calls: (ms, clock cycles), sized from the host's last batch."""
         if self.wait_rate is None:
             return 0.0, 0
-        ms = ahead_ms(self.issue_ms[who], size)
+        ms = ahead_ms(issue_ms, size)
         return ms, int(ms * self.wait_rate)
 
     def reference_batch(self, size: int) -> list[float]:
@@ -265,99 +348,116 @@ class _Rounds:
             for args, (start, end) in zip(self.sets[:size], pairs):
                 self.flush.zero_()
                 start.record()
-                self.expected.append(self.check.code.reference(*args))
+                self.expected.append(self.lead.code.reference(*args))
                 end.record()
 
-        self.issue_ms["reference"] = issued_ahead(self._wait("reference", size)[1], issue)
+        self.reference_issue_ms = issued_ahead(self._wait(self.reference_issue_ms, size)[1], issue)
         torch.cuda.synchronize()
         samples = [s.elapsed_time(e) for s, e in pairs]
         if self.recording:
-            self.means["reference"].append(statistics.fmean(samples))
+            self.reference_means.append(statistics.fmean(samples))
         return samples
 
-    def solution_batch(self, size: int) -> list[float]:
+    def solution_batch(self, side: _Side, size: int) -> list[float]:
         keys = self.keys[:size]
         for attempt in range(1, BATCH_ATTEMPTS + 1):
-            samples, wall_ms, waited, problem = self._timed_batch(keys)
+            samples, wall_ms, waited, problem = self._timed_batch(side, keys)
             if problem is None:
                 break
             if attempt == BATCH_ATTEMPTS:
                 raise Rejected("timing-unverified", f"{problem} ({BATCH_ATTEMPTS} batches in a row)")
             # The host of a busy machine (other evals' correctness, a compile) can stall one batch; a latency that
-            # hides work fails every batch. Fresh inputs for the next try, so that it cannot be a cache's hit.
-            self.retried += 1
+            # hides work fails every batch. Fresh inputs for the next try, so that it cannot be a cache's hit, and the
+            # device's wait measured again, in case the clocks fell since it was (a GPU left idle between small
+            # batches drops its clock, and a spin of the same cycles then outlasts the wait allowed for).
+            side.retried += 1
+            if self.wait_rate is not None:
+                self.wait_rate = device_wait_rate(self.lead.device)
             self._fresh_untimed(size)
         unaccounted = wall_ms - sum(samples) - size * self.flush_ms
-        batch = (unaccounted, wall_ms, waited, self.host_ms)
-        self.worst = max(self.worst, batch, key=lambda worst: worst[0] / worst[1])
+        batch = (unaccounted, wall_ms, waited, side.host_ms)
+        side.worst = max(side.worst, batch, key=lambda worst: worst[0] / worst[1])
         j = _VERIFY.randrange(size)
-        _, got = self.check.ask({"op": "fetch", "key": keys[j], "what": "outputs"}, self.check.device)
-        cmp = self.check.compare(got, self._expected(j))
+        _, got = side.check.ask({"op": "fetch", "key": keys[j], "what": "outputs"}, side.check.device)
+        cmp = side.check.compare(got, self._expected(j))
         if not cmp.ok:
             raise Rejected(cmp.failure or "mismatch", f"output produced while timing (round {self.count}) is wrong: "
                            f"{cmp.message}")  # fmt: skip
         if self.recording:
-            self.means["solution"].append(statistics.fmean(samples))
+            side.means.append(statistics.fmean(samples))
         return samples
 
-    def _timed_batch(self, keys: list[str]) -> tuple[list[float], float, float, str | None]:
+    def _timed_batch(self, side: _Side, keys: list[str]) -> tuple[list[float], float, float, str | None]:
         """One timed batch in the worker: (samples, the checker's wall ms around it, ms of the device's wait before
         it, why it cannot be trusted)."""
-        waited, cycles = self._wait("solution", len(keys))
+        waited, cycles = self._wait(side.issue_ms, len(keys))
         # This process's own GPU work (the inputs and expected outputs just made, launched asynchronously) done first:
         # left queued, it runs beside the worker's batch, inside the wall clock and outside its events, and an honest
         # kernel is rejected as hiding work (seen on the H200 for ladder rungs timed without the reference)
-        torch.cuda.synchronize(self.check.device)
+        torch.cuda.synchronize(self.lead.device)
         with collector_paused():
             started = time.perf_counter()
-            reply, _ = self.check.ask({"op": "time", "keys": keys, "ahead_cycles": cycles})
+            reply, _ = side.check.ask({"op": "time", "keys": keys, "ahead_cycles": cycles})
             wall_ms = (time.perf_counter() - started) * 1e3
         samples = reply.get("samples_ms")
         if not isinstance(samples, list) or len(samples) != len(keys) or not all(type(s) is float for s in samples):
             raise Rejected("timing-unverified", f"the worker answered a timed batch with {str(samples)[:80]}")
         # The worker's account of its host time sizes the next wait and goes into the notes; nothing relies on it (a
         # longer wait is allowed for only up to AHEAD_CAP_MS, by the checker's own calibration).
-        self.host_ms = _host_account(reply.get("host_ms"))
-        issue = self.host_ms.get("enter", 0.0) + self.host_ms.get("issue", 0.0)
-        self.issue_ms["solution"] = issue if self.host_ms else None
-        problem = check_batch(wall_ms, samples, self.flush_ms, self.round_trip_ms, waited) or check_tail(
+        side.host_ms = _host_account(reply.get("host_ms"))
+        issue = side.host_ms.get("enter", 0.0) + side.host_ms.get("issue", 0.0)
+        side.issue_ms = issue if side.host_ms else None
+        problem = check_batch(wall_ms, samples, self.flush_ms, side.round_trip_ms, waited) or check_tail(
             reply.get("tail_ms"), samples
         )
         return samples, wall_ms, waited, problem
 
+    def _new_round(self, i: int) -> bool:
+        started = i <= self.last_index
+        self.last_index = i
+        return started or self.count == 0
+
     def take_batch(self, i: int, first: int, size: int) -> list[float]:
+        """Function i: the reference (0, which starts each round with fresh inputs), then the solutions."""
+        self.last_index = i
         if i == 0:
             self.refresh()
             return self.reference_batch(size)
-        return self.solution_batch(size)
+        return self._side_batch(i - 1, size)
 
     def solution_only(self, i: int, first: int, size: int) -> list[float]:
-        self._fresh_untimed(size)
-        return self.solution_batch(size)
+        """Function i: solution i, the reference untimed; the first solution sampled in a round makes its inputs."""
+        if self._new_round(i):
+            self._fresh_untimed(size)
+        return self._side_batch(i, size)
+
+    def _side_batch(self, k: int, size: int) -> list[float]:
+        got: list[float] = []
+        self._for_side(k, lambda side: got.extend(self.solution_batch(side, size)))
+        return got
 
     def _fresh_untimed(self, size: int) -> None:
         """New input sets, and the reference's outputs on them without timing it."""
         self.refresh()
-        if not self.check.spec.expected_float64:  # else made for the one call compared (_expected)
-            self.expected = [self.check.expected_outputs(args) for args in self.sets[:size]]
+        if not self.lead.spec.expected_float64:  # else made for the one call compared (_expected)
+            self.expected = [self.lead.expected_outputs(args) for args in self.sets[:size]]
 
     def _expected(self, j: int) -> Any:
         """What the outputs of the batch's call `j` must match: the timed reference's outputs on the same inputs, or
         (`[expected] float64`) the float64 reference's, made now for this one call."""
-        if self.check.spec.expected_float64:
-            return self.check.expected_outputs(self.sets[j])
+        if self.lead.spec.expected_float64:
+            return self.lead.expected_outputs(self.sets[j])
         return self.expected[j]
 
     def settle(self, seconds: float, reference: bool) -> None:
         """Rounds not recorded, until the clocks have climbed under this load (at least one round: the first timed
         calls of new input sets may still compile or autotune)."""
         until = time.perf_counter() + seconds
+        functions = len(self.sides) + (1 if reference else 0)
         while True:
-            if reference:
-                self.take_batch(0, 0, self.n_sets)
-                self.take_batch(1, 0, self.n_sets)
-            else:
-                self.solution_only(0, 0, self.n_sets)
+            for i in range(functions):
+                if self.active(i):
+                    (self.take_batch if reference else self.solution_only)(i, 0, self.n_sets)
             if time.perf_counter() >= until:
                 self.recording = True
                 return
