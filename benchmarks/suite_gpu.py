@@ -4,7 +4,14 @@ GPU, records the run as `OUT/suite.json` (what `workbench suite` reads) and prin
     python benchmarks/suite_gpu.py --out DIR [--tasks T ...] [--jobs N] [--budget S]
                                    [--no-ladders | --no-experts] [--rungs R ...] [--wrong | --only-wrong]
                                    [--skip-done SUITE_JSON ...]
+    python benchmarks/suite_gpu.py --out DIR --together [--peers MANIFEST --peer-root DIR] [--tasks T ...]
     python benchmarks/suite_gpu.py --out DIR --merge SUITE_JSON ...
+
+With --together each task is one eval of its expert and its ladder's rungs (and, with --peers, the task's
+production peers from a manifest kept outside the project): every one of them checked on its own, and all timed in
+alternating batches with the reference and with each other over the same input sets, so a ladder step or an
+expert / peer ratio is read under one set of conditions. Each result is also written to OUT/evals/<task>__<label>.json
+(the layout benchmarks/record_peers.py reads).
 
 Several evals run at once (--jobs): they compile and check correctness side by side, while the
 harness's GPU lock lets only one of them time at a moment, with nothing else of ours on the GPU.
@@ -29,11 +36,13 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from workbench.harness import EvalOptions, evaluate  # noqa: E402
 from workbench.harness.result import EvalResult  # noqa: E402
+from workbench.harness.runner import evaluate_together  # noqa: E402
 from workbench.harness.verdict import expected_verdict, verdicts  # noqa: E402
 from workbench.jsonsafe import json_safe  # noqa: E402
 from workbench.suite import (  # noqa: E402
@@ -111,6 +120,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only-wrong", action="store_true", help="only the wrong solutions (to wrong.md)")
     skip_help = "leave out the evals these earlier runs already did correctly (a run split over several calls)"
     parser.add_argument("--skip-done", nargs="+", type=Path, default=[], metavar="SUITE_JSON", help=skip_help)
+    together_help = "one eval per task: expert, rungs (and --peers) timed in alternation with each other"
+    parser.add_argument("--together", action="store_true", help=together_help)
+    parser.add_argument("--peers", type=Path, help="with --together: a peers manifest (task, peer, wrapper, ...)")
+    parser.add_argument(
+        "--peer-root", type=Path, default=Path.cwd(), help="what the manifest's wrapper paths are under"
+    )
     merge_help = "measure nothing: merge these runs (later ones win) into OUT/suite.json and suite.md"
     parser.add_argument("--merge", nargs="+", type=Path, metavar="SUITE_JSON", help=merge_help)
     args = parser.parse_args(argv)
@@ -121,7 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_tables(args.out, [load_task(n) for n in task_names()])
         return 0
     names = args.tasks or task_names()
-    judged = [] if args.only_wrong else run_suite(args, names, argv)
+    if args.together:
+        judged = [] if args.only_wrong else run_together(args, names, argv)
+    else:
+        judged = [] if args.only_wrong else run_suite(args, names, argv)
     if args.wrong or args.only_wrong:
         lines, wrong = wrong_table(names, args.jobs)
         (args.out / "wrong.md").write_text("\n".join(lines) + "\n")
@@ -166,6 +184,66 @@ def run_suite(args: argparse.Namespace, names: list[str], argv: Sequence[str] | 
 
     with ThreadPoolExecutor(args.jobs) as pool:
         for future in [pool.submit(one, job) for job in jobs]:
+            future.result()
+    write_tables(args.out, tasks)
+    return judged
+
+
+def peers_of(manifest: Path | None, root: Path) -> dict[str, list[tuple[str, Path]]]:
+    """task -> [(peer name, wrapper path)] from a peers manifest (a JSON list of entries with task, peer, wrapper)."""
+    if manifest is None:
+        return {}
+    found: dict[str, list[tuple[str, Path]]] = {}
+    for entry in json.loads(manifest.read_text()):
+        wrapper = Path(entry["wrapper"])
+        found.setdefault(entry["task"], []).append(
+            (entry["peer"], wrapper if wrapper.is_absolute() else root / wrapper)
+        )
+    return found
+
+
+def run_together(args: argparse.Namespace, names: list[str], argv: Sequence[str] | None = None) -> list[Verdict]:
+    """Per task one eval of the expert, the rungs asked for and the task's peers, all timed together; recorded like
+    run_suite's evals (the peers only under OUT/evals/, for record_peers.py); the verdicts of experts and rungs."""
+    command = "python benchmarks/suite_gpu.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    doc = new_run_document(time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), command)
+    suite_json, lock = args.out / "suite.json", threading.Lock()
+    (args.out / "evals").mkdir(exist_ok=True)
+    tasks = [load_task(name) for name in names]
+    peers = peers_of(args.peers, args.peer_root)
+    wanted = set(args.rungs or LADDER_RUNGS) if not args.no_ladders else set()
+    judged: list[Verdict] = []
+
+    def one(task: Any) -> None:
+        started = time.perf_counter()
+        labelled = [("expert", task.expert_path)] if not args.no_experts else []
+        labelled += [(rung, path) for rung, path in task.ladder if rung in wanted]
+        labelled += [(f"peer:{name}", path) for name, path in peers.get(task.name, [])]
+        options = EvalOptions(mode="cuda", seeds=2, timing={"budget_s": args.budget})
+        try:
+            results = evaluate_together(task, [path for _, path in labelled], options)
+        except Exception as exc:  # one task's failure is its record, never the run's end
+            print(f"{task.name}: the eval failed: {type(exc).__name__}: {exc}", flush=True)
+            with lock:
+                judged.append(Verdict(task.name, "correct", (f"error: {exc}",), False))
+            return
+        with lock:
+            for (label, _), result in zip(labelled, results):
+                as_dict = json_safe(result.to_dict())
+                stem = label.removeprefix("peer:")
+                (args.out / "evals" / f"{task.name}__{stem}.json").write_text(json.dumps(as_dict, indent=1))
+                if not label.startswith("peer:"):
+                    add_eval(doc, task.name, label, as_dict)
+                    judged.append(judge(f"{task.name}/{label}", "correct", result))
+            suite_json.write_text(json.dumps(doc, indent=1))
+        for (label, _), result in zip(labelled, results):
+            state = "correct" if result.correct else "NOT CORRECT"
+            print(f"{task.name}/{label}: {state}; " + "; ".join(w.summary() for w in result.workloads)
+                  + (f" error: {result.error}" if result.error else ""), flush=True)  # fmt: skip
+        print(f"{task.name}: {len(labelled)} solutions together in {time.perf_counter() - started:.0f} s", flush=True)
+
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for future in [pool.submit(one, task) for task in tasks]:
             future.result()
     write_tables(args.out, tasks)
     return judged

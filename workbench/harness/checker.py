@@ -24,9 +24,10 @@ from typing import Any, TextIO
 
 import torch
 
+from workbench.harness.group_run import GroupRun
 from workbench.harness.lock import GpuUse, lock_path
 from workbench.harness.result import WorkloadResult
-from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec
+from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, specs_from_line
 from workbench.harness.worker_handle import Worker, WorkerGone, WorkerPlan
 from workbench.harness.workload_check import Rejected, TaskCode, WorkloadCheck, error_of
 from workbench.harness.zygotes import Zygotes
@@ -222,8 +223,12 @@ def main(argv: list[str]) -> int:
     for line in sys.stdin:
         if not line.strip():
             continue
-        spec = EvalSpec.from_json(line)
-        run = EvalRun(spec, emit, spare, zygotes)
+        specs = specs_from_line(line)
+        run: EvalRun | GroupRun = (
+            EvalRun(specs[0], emit, spare, zygotes)
+            if len(specs) == 1
+            else GroupRun(specs, emit, spare, zygotes, EvalRun, task_code)
+        )
         try:
             run.run()
         except Exception as exc:  # the checker's own failure: say so, with where, never a silent hang

@@ -15,14 +15,14 @@ import os
 import shutil
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from workbench.harness import sandbox
 from workbench.harness.checker_pool import CheckerLost, acquire
 from workbench.harness.result import DeviceInfo, EvalResult, StaticResult, Violation, WorkloadResult, workload_from_dict
-from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, WorkloadSpec, draw_seed
+from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, WorkloadSpec, draw_seed, group_to_json
 from workbench.harness.static_checks import DEFAULT_FORBIDDEN_CALLS, check_source
 from workbench.tasks import Task, Workload
 
@@ -115,6 +115,79 @@ def evaluate(task: Task, solution: Path, options: EvalOptions | None = None) -> 
     finally:
         shutil.rmtree(eval_dir, ignore_errors=True)
     return result.finish()
+
+
+def evaluate_together(
+    task: Task, solutions: list[Path], options: EvalOptions | None = None, one_checker: bool | None = None
+) -> list[EvalResult]:
+    """Evaluate several solutions of one task in one eval: each checked as `evaluate` checks it (its own copy, worker
+    and verdict, the same seeds), and on CUDA all of them timed in alternating batches with the reference and with
+    each other over the same input sets, so that the ratio of any two is taken under the same conditions (a ladder's
+    rungs, an expert beside a peer). One result per solution, in order. In interpret mode nothing is timed, so each
+    solution is its own eval (same seeds) unless `one_checker` asks for the group's path there too."""
+    options = options or EvalOptions()
+    missing = [s for s in solutions if not s.is_file()]
+    if missing:
+        raise EvalUsageError(f"no solution file {missing[0]}")
+    if not solutions:
+        raise EvalUsageError("no solution to evaluate")
+    mode = options.mode or detect_mode()
+    seed = options.seed if options.seed is not None else fixed_seed() or draw_seed()
+    same_seed = replace(options, seed=seed)
+    if len(solutions) == 1 or not (mode == "cuda" if one_checker is None else one_checker):
+        return [evaluate(task, solution, same_seed) for solution in solutions]
+    workloads = select_workloads(task, mode, options.workloads, options.hidden)
+    results: list[EvalResult] = []
+    specs: list[EvalSpec] = []
+    running: list[EvalResult] = []
+    folders: list[Path] = []
+    try:
+        for solution in solutions:
+            source = solution.read_text()
+            static = check_helpers(check_source(source, task.forbidden_calls), solution, task.forbidden_calls)
+            result = EvalResult(task=task.name, solution=str(solution), device=None, static=static, seed=seed,
+                                solution_sha256=hashlib.sha256(source.encode()).hexdigest())  # fmt: skip
+            results.append(result)
+            if not static.ok:
+                first = static.violations[0]
+                result.error = f"static checks failed: {first.rule} at line {first.line}: {first.message}"
+                continue
+            eval_dir = Path(tempfile.mkdtemp(prefix="workbench-eval-"))
+            folders.append(eval_dir)
+            copy = _private_copy(solution, source, eval_dir)
+            specs.append(build_spec(task, copy, mode, workloads, options, seed, eval_dir, solution))
+            result.confined = specs[-1].confine
+            running.append(result)
+        if len(specs) == 1:
+            run_spec(specs[0], running[0], options)
+        elif specs:
+            _run_group(specs, running, options)
+    finally:
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+    return [result.finish() for result in results]
+
+
+def _run_group(specs: list[EvalSpec], results: list[EvalResult], options: EvalOptions) -> None:
+    """Hand a group's specs to one checker and file each event under the solution it names."""
+    in_flight: list[str | None] = [None] * len(specs)
+    lead = specs[0]
+    silence_s = (lead.timeout_s + lead.startup_timeout_s) * len(specs) + 120
+    try:
+        with acquire(lead.mode, child_environment(lead.mode)) as checker:
+            for event in checker.run(group_to_json(specs), silence_s, options.cancel, paused_by=(GPU_WAIT, GPU_HELD)):
+                which = event.get("solution")
+                if isinstance(which, int) and 0 <= which < len(results):
+                    in_flight[which] = _take(event, results[which], in_flight[which])
+                else:  # about the eval as a whole (the checker's own failure): every solution's
+                    for i, result in enumerate(results):
+                        in_flight[i] = _take(event, result, in_flight[i])
+    except CheckerLost as lost:
+        for result, workload in zip(results, in_flight):
+            if workload is not None:
+                result.workloads.append(WorkloadResult(name=workload, failure="error", error=lost.reason))
+            elif not result.workloads:
+                result.error = lost.reason
 
 
 def helper_files(solution: Path) -> list[Path]:

@@ -76,3 +76,17 @@ class EvalSpec:
         data["forbidden_calls"] = tuple(data["forbidden_calls"])
         data["allowed_torch_ops"] = tuple(data["allowed_torch_ops"])
         return cls(**data)
+
+
+def group_to_json(specs: list[EvalSpec]) -> str:
+    """One line for an eval of several solutions timed together (same task, workloads, seed and options; each its
+    own private copy, folders and worker)."""
+    return json.dumps({"group": [asdict(spec) for spec in specs]})
+
+
+def specs_from_line(text: str) -> list[EvalSpec]:
+    """The specs of one line: a single eval's, or a group's."""
+    data = json.loads(text)
+    if isinstance(data, dict) and isinstance(data.get("group"), list):
+        return [EvalSpec.from_json(json.dumps(one)) for one in data["group"]]
+    return [EvalSpec.from_json(text)]
