@@ -62,9 +62,13 @@ def _encode(value: Any) -> Any:
     """An argument of a launch as JSON; what the compile step needs of it, never its data."""
     import torch
     import triton.language as tl
+    from triton.tools.tensor_descriptor import TensorDescriptor
 
     if isinstance(value, torch.Tensor):
         return {"tensor": str(value.dtype).removeprefix("torch."), "aligned": value.data_ptr() % 16 == 0}
+    if isinstance(value, TensorDescriptor):  # a host-built TMA descriptor: its tensor, extents and tile
+        fields = {"shape": list(value.shape), "strides": list(value.strides), "block_shape": list(value.block_shape)}
+        return {"descriptor": _encode(value.base), "padding": value.padding, **fields}
     if isinstance(value, tl.constexpr):
         return _encode(value.value)
     if isinstance(value, tl.dtype):
@@ -92,6 +96,11 @@ def _decode(encoded: dict[str, Any]) -> Any:
 
     if "tensor" in encoded:
         return _Pointer(getattr(torch, encoded["tensor"]), encoded["aligned"])
+    if "descriptor" in encoded:
+        from triton.tools.tensor_descriptor import TensorDescriptor
+
+        base = _decode(encoded["descriptor"])
+        return TensorDescriptor(base, encoded["shape"], encoded["strides"], encoded["block_shape"], encoded["padding"])
     if "tl_dtype" in encoded:
         return getattr(tl, encoded["tl_dtype"]) if hasattr(tl, encoded["tl_dtype"]) else tl.dtype(encoded["tl_dtype"])
     if "tuple" in encoded:

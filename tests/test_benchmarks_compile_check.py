@@ -32,3 +32,21 @@ def test_a_solution_whose_task_cannot_be_told_is_refused_in_one_line(capsys):
     refusal = f"compile_check: cannot tell the task of {str(BROKEN)!r}: give it as TASK=PATH"
     assert capsys.readouterr().err.strip() == refusal
     assert compile_check.main(["--tasks", "no_such_task"]) == 2
+
+
+def test_a_launch_through_a_tensor_descriptor_is_recorded_and_compiled_for_sm_90():
+    import json
+
+    import torch
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    kernel = compile_check._load(REPO / "tests" / "fixtures" / "compile_check" / "descriptor_rows.py", "_desc_rows")
+    src = torch.zeros(256, 64, dtype=torch.bfloat16)
+    launch = {
+        "args": [compile_check._encode(a) for a in (TensorDescriptor.from_tensor(src, [64, 64]), src)],
+        "kwargs": {k: compile_check._encode(v) for k, v in {"BLOCK_M": 64, "D": 64, "num_warps": 4}.items()},
+    }
+    launch = json.loads(json.dumps(launch))  # as it crosses from the recording child to the compiling one
+    desc = compile_check._decode(launch["args"][0])
+    assert (desc.shape, desc.strides, desc.block_shape) == ([256, 64], [64, 1], [64, 64])
+    compile_check.compile_launch(kernel.copy_rows, launch)  # raises if sm_90 refuses it or no cubin comes back
