@@ -183,7 +183,8 @@ def time_together(checks: list[WorkloadCheck], w: WorkloadSpec, results: list[Wo
     options = TimingOptions(**lead.spec.timing)
     probe = lead.code.make_inputs(dict(w.params), derive_seed(lead.spec.seed, w.name, "time", 10**6), lead.device)
     set_bytes = sum(x.numel() * x.element_size() for x in probe if isinstance(x, torch.Tensor))
-    n_sets = max(2, min(4, INPUT_SET_BYTES // max(set_bytes, 1)))
+    # each solution's worker holds its own copy of every set: the memory for sets is shared among them
+    n_sets = max(2, min(4, INPUT_SET_BYTES // len(checks) // max(set_bytes, 1)))
     del probe
     ceilings = device_ceilings(lead.device)
     flush = flush_buffer(lead.device)
