@@ -38,6 +38,17 @@ def test_eval_of_a_failing_solution_exits_1_and_says_why():
     assert "unwritten" in proc.stdout and "never written" in proc.stdout
 
 
+def test_eval_beside_gives_each_solution_its_verdict_and_the_first_ones_exit_status():
+    partial = str(FIXTURE_SOLUTIONS / "partial.py")
+    proc = run("eval", "scale_add", "expert", "--beside", partial, "--mode", "interpret", "--json", "--seeds", "1")
+    assert proc.returncode == 0, proc.stderr
+    expert, other = json.loads(proc.stdout)
+    assert expert["correct"] and not other["correct"] and expert["seed"] == other["seed"]
+    assert other["solution"].endswith("partial.py")
+    proc = run("eval", "scale_add", partial, "--beside", "expert", "--mode", "interpret", "--seeds", "1")
+    assert proc.returncode == 1 and "side by side" in proc.stdout and "unwritten" in proc.stdout
+
+
 def test_bad_input_is_one_line_and_exit_2():
     for args in (
         ("eval", "no_such_task", "expert"),
@@ -46,6 +57,7 @@ def test_bad_input_is_one_line_and_exit_2():
         ("eval", "scale_add", "expert", "--seeds", "0"),
         ("eval", "scale_add", "expert", "--timeout", "0"),
         ("eval", "scale_add", "expert", "--timeout", "-5"),
+        ("eval", "scale_add", "expert", "--beside", "/nonexistent/other.py"),
         *([("eval", "scale_add", "expert", "--mode", "cuda")] if not _has_cuda() else []),
     ):
         proc = run(*args)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from workbench.eval_feedback import VALUE_FAILURES, workload_lines
 from workbench.harness.result import EvalResult, WorkloadResult
 from workbench.speed_of_light import ceilings_text
@@ -66,3 +68,31 @@ def _detail(w: WorkloadResult) -> list[str]:
     if w.failure in VALUE_FAILURES and (w.worst is not None or w.first_mismatches):
         return [f"  {line}" for line in workload_lines(w)]
     return [f"  {w.name}: {w.error}"]
+
+
+def format_side_by_side(results: list[EvalResult]) -> str:
+    """The latencies of solutions timed together in one eval, per workload, each beside the first's (over 1x: the
+    first is faster); a solution that failed a workload shows its verdict there."""
+    names = [Path(r.solution).stem if Path(r.solution).name != "solution.py" else Path(r.solution).parent.name
+             for r in results]  # fmt: skip
+    labels = [f"{i}:{name}"[:18] for i, name in enumerate(names)]
+    timed = any(w.latency_ms for r in results for w in r.workloads)
+    title = "timed together (us; in brackets each one's latency over the first's):" if timed else (
+        "side by side (nothing timed: correctness only in this mode):")  # fmt: skip
+    lines = [title,
+             f"{'workload':28} " + " ".join(f"{label:>26}" for label in labels)]  # fmt: skip
+    first = {w.name: w for w in results[0].workloads}
+    for w0 in results[0].workloads:
+        cells = []
+        for r in results:
+            w = next((x for x in r.workloads if x.name == w0.name), None)
+            if w is None or not w.correct:
+                cells.append(f"{(w.failure or 'error') if w else '-':>26}")
+            elif w.latency_ms is None:
+                cells.append(f"{'correct':>26}")
+            else:
+                base = first[w0.name].latency_ms
+                ratio = f" ({w.latency_ms.median / base.median:.2f}x)" if base and first[w0.name].correct else ""
+                cells.append(f"{w.latency_ms.median * 1000:.1f}{ratio}".rjust(26))
+        lines.append(f"{w0.name:28} " + " ".join(cells))
+    return "\n".join(lines)

@@ -27,6 +27,24 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("--budget", type=float, default=EVAL_BUDGET_S, help="timing seconds per function and workload")
     ev.add_argument("--seed", type=int, help="draw the inputs of an earlier result again (its `seed`); default: fresh")
     ev.add_argument("--hidden", action="store_true", help="also check the task's hidden workloads, as submit does")
+    beside_help = ("also evaluate this solution ('expert', a ladder rung: plain, l1, l1_l2, or a file) in the same "
+                   "eval, timed in alternation with SOLUTION (repeatable); the exit status is SOLUTION's")  # fmt: skip
+    ev.add_argument("--beside", action="append", default=[], metavar="OTHER", help=beside_help)
+
+
+def solution_path(task: Any, name: str) -> Path:
+    """'expert', a ladder rung's name, or a file."""
+    if name == "expert":
+        if task.expert_path is None or not task.expert_path.exists():
+            raise UsageError(f"task {task.name} has no expert kernel (guidance/{task.name}/expert.py)")
+        return Path(task.expert_path)
+    rungs = dict(task.ladder)
+    if name in rungs and not Path(name).is_file():
+        return Path(rungs[name])
+    solution = Path(name)
+    if not solution.is_file():
+        raise UsageError(f"no solution file {solution}")
+    return solution
 
 
 def eval_command(args: argparse.Namespace) -> int:
@@ -35,14 +53,8 @@ def eval_command(args: argparse.Namespace) -> int:
     from workbench.harness.sandbox import unconfined_warning
 
     task = load_task(args.task)
-    if args.solution == "expert":
-        if task.expert_path is None or not task.expert_path.exists():
-            raise UsageError(f"task {task.name} has no expert kernel (guidance/{task.name}/expert.py)")
-        solution = task.expert_path
-    else:
-        solution = Path(args.solution)
-    if not solution.is_file():
-        raise UsageError(f"no solution file {solution}")
+    solution = solution_path(task, args.solution)
+    beside = [solution_path(task, name) for name in args.beside]
     mode = args.mode or detect_mode()
     check_mode(mode)  # these raise EvalUsageError on bad input: one line, exit status 2 (cli/errors.py)
     chosen = select_workloads(task, mode, args.workload, args.hidden)
@@ -55,6 +67,8 @@ def eval_command(args: argparse.Namespace) -> int:
     if not args.json:
         names = ", ".join(w.name for w in chosen)
         print(f"evaluating {solution} on {task.name} ({mode}: {names}) ...", file=sys.stderr)
+    if beside:
+        return _together(task, [solution, *beside], options, args.json)
     result = evaluate(task, solution, options)
     if args.json:
         print(json.dumps(json_safe(result.to_dict()), indent=2))
@@ -63,3 +77,19 @@ def eval_command(args: argparse.Namespace) -> int:
 
         print(format_eval(result))
     return EXIT_OK if result.correct else EXIT_FAILED
+
+
+def _together(task: Any, solutions: list[Path], options: Any, as_json: bool) -> int:
+    """Several solutions in one eval: each one's result, then their latencies side by side."""
+    from workbench.harness.runner import evaluate_together
+    from workbench.report_text import format_eval, format_side_by_side
+
+    results = evaluate_together(task, solutions, options)
+    if as_json:
+        print(json.dumps([json_safe(r.to_dict()) for r in results], indent=2))
+    else:
+        for result in results:
+            print(format_eval(result))
+            print()
+        print(format_side_by_side(results))
+    return EXIT_OK if results[0].correct else EXIT_FAILED
