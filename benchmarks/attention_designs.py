@@ -50,9 +50,7 @@ it every stride) a constexpr.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -62,8 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
-from chunked_linear_designs import load_peer, print_autotuned  # noqa: E402
-from design_sweep import TaskFiles, check_interpret, load, sweep, with_config  # noqa: E402
+from design_sweep import TaskFiles, load, sweep_main, with_config  # noqa: E402
 
 TASK = "flash_attention_causal"
 Config = tuple[int, int, int, int, bool]  # (BLOCK_M, BLOCK_N, num_warps, num_stages, heavy_first): the expert's
@@ -338,32 +335,7 @@ def solution(q: Any, k: Any, v: Any) -> Any:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workloads", nargs="+", default=None)
-    parser.add_argument("--designs", nargs="+", default=None, help="only the designs whose name holds one of these")
-    parser.add_argument("--peer", default=None, help="a peer's wrapper file (solution(q, k, v)), loaded at run time")
-    parser.add_argument("--check-interpret", action="store_true")
-    parser.add_argument("--compile-check", action="store_true")
-    args = parser.parse_args()
-    if args.compile_check:
-        from sweep_compile import compile_designs
-
-        return compile_designs(TASK, Path(__file__))
-    started = time.perf_counter()
-    files = load(TASK)
-    designs = candidates(files, args.designs)
-    peer = load_peer(args.peer) if args.peer else None
-    if peer:
-        designs[peer[0]] = peer[1].solution  # last: its autotuning should not delay the expert's candidates
-    if args.check_interpret:
-        status = check_interpret(files, designs, EVEN_SHAPES)
-    else:
-        sweep(files, designs, args.workloads, f"{TASK} designs")
-        status = 0
-    if peer:
-        print_autotuned(peer[1])
-    print(f"elapsed {time.perf_counter() - started:.1f} s", flush=True)
-    return status
+    return sweep_main(TASK, Path(__file__), __doc__, candidates, EVEN_SHAPES)
 
 
 if __name__ == "__main__":

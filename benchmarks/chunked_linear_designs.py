@@ -43,9 +43,7 @@ stages, and 128-token chunks on 4 warps over 2 stages (at 3 stages they need 256
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -53,9 +51,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from design_sweep import TaskFiles, check_interpret, load, sweep, with_config  # noqa: E402
-
-from workbench.harness.checker import load_module  # noqa: E402
+from design_sweep import TaskFiles, load, sweep_main, with_config  # noqa: E402
 
 TASK = "chunked_linear_attention"
 H200_SMS = 132
@@ -108,27 +104,6 @@ def candidates(files: TaskFiles, chosen: list[str] | None) -> dict[str, Callable
     return {name: fn for name, fn in designs.items() if not chosen or any(c in name for c in chosen)}
 
 
-def load_peer(path: str) -> tuple[str, Any]:
-    """The peer's wrapper, loaded from its path at run time (never imported by project code otherwise)."""
-    file = Path(path)
-    if not file.is_file():
-        raise SystemExit(f"{Path(sys.argv[0]).name}: no peer file {path!r}")
-    return f"peer {file.stem}", load_module("_designs_peer", file)
-
-
-def print_autotuned(module: Any) -> None:
-    """What each autotuned kernel of the peer chose, per autotuning key (Triton's Autotuner keeps them in .cache;
-    @triton.heuristics wraps it, reached through .fn)."""
-    for name, value in vars(module).items():
-        for _ in range(3):
-            cache = getattr(value, "cache", None)
-            if isinstance(cache, dict) and hasattr(value, "configs"):
-                for key, config in cache.items():
-                    print(f"peer autotune {name} {key}: {config}", flush=True)
-                break
-            value = getattr(value, "fn", None)
-
-
 _FILES: list[TaskFiles] = []
 
 
@@ -149,32 +124,7 @@ def solution(q: Any, k: Any, v: Any) -> Any:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workloads", nargs="+", default=None)
-    parser.add_argument("--designs", nargs="+", default=None, help="only the designs whose name holds one of these")
-    parser.add_argument("--peer", default=None, help="a peer's wrapper file (solution(q, k, v)), loaded at run time")
-    parser.add_argument("--check-interpret", action="store_true")
-    parser.add_argument("--compile-check", action="store_true")
-    args = parser.parse_args()
-    if args.compile_check:
-        from sweep_compile import compile_designs
-
-        return compile_designs(TASK, Path(__file__))
-    started = time.perf_counter()
-    files = load(TASK)
-    designs = candidates(files, args.designs)
-    peer = load_peer(args.peer) if args.peer else None
-    if peer:
-        designs[peer[0]] = peer[1].solution  # last: its autotuning should not delay the expert's candidates
-    if args.check_interpret:
-        status = check_interpret(files, designs, GPU_LIKE_SHAPES)
-    else:
-        sweep(files, designs, args.workloads, f"{TASK} designs")
-        status = 0
-    if peer:
-        print_autotuned(peer[1])
-    print(f"elapsed {time.perf_counter() - started:.1f} s", flush=True)
-    return status
+    return sweep_main(TASK, Path(__file__), __doc__, candidates, GPU_LIKE_SHAPES)
 
 
 if __name__ == "__main__":

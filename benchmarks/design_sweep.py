@@ -174,3 +174,60 @@ def check_interpret(
             print(f"{shape_name} {name}: {line}", flush=True)
     print(f"{len(candidates)} designs, {failures} not correct")
     return 1 if failures else 0
+
+
+def load_peer(path: str) -> tuple[str, Any]:
+    """A peer's wrapper, loaded from its path at run time (never imported by project code otherwise)."""
+    file = Path(path)
+    if not file.is_file():
+        raise SystemExit(f"{Path(sys.argv[0]).name}: no peer file {path!r}")
+    return f"peer {file.stem}", load_module("_designs_peer", file)
+
+
+def print_autotuned(module: Any) -> None:
+    """What each autotuned kernel of the peer chose, per autotuning key (Triton's Autotuner keeps them in .cache;
+    @triton.heuristics wraps it, reached through .fn)."""
+    for name, value in vars(module).items():
+        for _ in range(3):
+            cache = getattr(value, "cache", None)
+            if isinstance(cache, dict) and hasattr(value, "configs"):
+                for key, config in cache.items():
+                    print(f"peer autotune {name} {key}: {config}", flush=True)
+                break
+            value = getattr(value, "fn", None)
+
+
+def sweep_main(task: str, script: Path, doc: str | None,
+               candidates: Callable[[TaskFiles, list[str] | None], dict[str, Callable[..., Any]]],
+               interpret_shapes: Any) -> int:  # fmt: skip
+    """The command line every design sweep shares: --workloads, --designs, --peer FILE (timed last, its autotuned
+    picks printed), --check-interpret (on `interpret_shapes` too) and --compile-check (sweep_compile.py)."""
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workloads", nargs="+", default=None)
+    parser.add_argument("--designs", nargs="+", default=None, help="only the designs whose name holds one of these")
+    parser.add_argument("--peer", default=None, help="a peer's wrapper file (its solution), loaded at run time")
+    parser.add_argument("--check-interpret", action="store_true")
+    parser.add_argument("--compile-check", action="store_true")
+    args = parser.parse_args()
+    if args.compile_check:
+        from sweep_compile import compile_designs
+
+        return compile_designs(task, script)
+    started = time.perf_counter()
+    files = load(task)
+    designs = candidates(files, args.designs)
+    peer = load_peer(args.peer) if args.peer else None
+    if peer:
+        designs[peer[0]] = peer[1].solution  # last: its autotuning should not delay the expert's candidates
+    if args.check_interpret:
+        status = check_interpret(files, designs, interpret_shapes)
+    else:
+        sweep(files, designs, args.workloads, f"{task} designs")
+        status = 0
+    if peer:
+        print_autotuned(peer[1])
+    print(f"elapsed {time.perf_counter() - started:.1f} s", flush=True)
+    return status
