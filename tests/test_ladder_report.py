@@ -89,3 +89,19 @@ def test_a_ladder_the_run_did_not_time_is_not_called_missing(tmp_path):
     text = ladder_markdown(task, _run(tmp_path, {"expert": _result(1.0, 8.0)}), None)
     assert "keeps a design ladder (plain, L1), but the recorded run did not time its rungs" in text
     assert "keeps no design ladder" not in text and "| medium | 8000.0 | 1000.0 | – |" in text
+
+
+def _timed(medium_ms: float, seed: int, note: str) -> dict:
+    result = _result(medium_ms, 8.0)
+    result["seed"] = seed
+    result["workloads"][0]["timing_note"] = note
+    return result
+
+
+def test_the_ladder_says_whether_its_rungs_were_timed_together(tmp_path):
+    task = load_task("scale_add", FIXTURE_ROOT)
+    together = "4 fresh input sets a round; timed in alternation with 1 other solution(s) of the same eval"
+    run = _run(tmp_path, {"expert": _timed(1.0, 7, together), "plain": _timed(4.0, 7, together)})
+    assert "timed together, in alternation, in one eval" in ladder_markdown(task, run, None)
+    apart = _run(tmp_path, {"expert": _timed(1.0, 7, "4 fresh input sets a round"), "plain": _timed(4.0, 8, "")})
+    assert "Each rung was timed in an eval of its own" in ladder_markdown(task, apart, None)

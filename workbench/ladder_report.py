@@ -94,7 +94,7 @@ def ladder_markdown(
     timed = session_latencies(session_result)
     note = _session_note(run, session_result, timed, who) if who else None
     comparable = who is not None and note is None
-    lines += [f"Measured on {run.where(task.name)}. Latencies in µs.", ""]
+    lines += [f"Measured on {run.where(task.name)}. Latencies in µs. {_how_timed(run, task.name)}", ""]
     if not rung_names:
         lines += [_no_rungs_timed(task), ""]
     header = ["workload", "reference", *(RUNG_TITLES[r] for r in rung_names), RUNG_TITLES["expert"]]
@@ -144,3 +144,18 @@ def recorded_run(root: Path) -> tuple[SuiteRun | None, str | None]:
         return load_run(path), None
     except SuiteRunError as exc:
         return None, str(exc)
+
+
+def _how_timed(run: SuiteRun, task: str) -> str:
+    """Whether the rungs and the expert were timed in one eval, in alternation (a step then compares like with
+    like), or each in an eval of its own (a step may hold the difference between two moments of the GPU)."""
+    results = run.results.get(task, {})
+    if len(results) < 2:
+        return ""
+    seeds = {result.seed for result in results.values()}
+    together = len(seeds) == 1 and all(
+        "in alternation with" in (w.timing_note or "") for result in results.values() for w in result.workloads
+        if w.latency_ms
+    )  # fmt: skip
+    return ("The rungs and the expert were timed together, in alternation, in one eval." if together else
+            "Each rung was timed in an eval of its own.")  # fmt: skip
