@@ -115,13 +115,16 @@ def _num_sms(device) -> int:
 _THREADS_PER_SM = 1024
 
 
-def _config(n_cols: int):
+def _config(n_rows: int, n_cols: int, num_sms: int):
+    """(BLOCK_N, ROWS_PER_TILE, num_warps, programs) for a [n_rows, n_cols] input on num_sms SMs."""
     block_n = triton.next_power_of_2(n_cols)
     # several short rows per tile so that every program keeps ~4096 elements per tensor in flight
     rows_per_tile = max(1, min(16, 4096 // block_n))
     tile = rows_per_tile * block_n
     num_warps = 16 if tile >= 4096 else 4
-    return block_n, rows_per_tile, num_warps
+    programs_per_sm = max(1, _THREADS_PER_SM // (32 * num_warps))
+    programs = min(triton.cdiv(n_rows, rows_per_tile), num_sms * programs_per_sm)
+    return block_n, rows_per_tile, num_warps, programs
 
 
 def solution(x, residual, weight, eps):
@@ -136,10 +139,9 @@ def solution(x, residual, weight, eps):
     if n_rows == 0:
         return y, h
 
-    block_n, rows_per_tile, num_warps = _config(n_cols)
+    block_n, rows_per_tile, num_warps, programs = _config(n_rows, n_cols, _num_sms(x.device))
     num_tiles = triton.cdiv(n_rows, rows_per_tile)
-    programs_per_sm = max(1, _THREADS_PER_SM // (32 * num_warps))
-    grid = (min(num_tiles, _num_sms(x.device) * programs_per_sm),)
+    grid = (programs,)
 
     _add_rmsnorm_kernel[grid](
         x,
