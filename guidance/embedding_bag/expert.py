@@ -80,7 +80,7 @@ def _config(dim: int):
     block_d = min(triton.next_power_of_2(dim), 256)
     # ~4096 fp32 accumulator elements per program: 32 rows of 64-128, 16 rows of 256
     idx_block = max(16, min(32, 4096 // block_d))
-    return block_d, idx_block
+    return block_d, idx_block, 4  # 4 warps: 16-32 accumulator elements per thread
 
 
 def solution(weight, indices, offsets, mode):
@@ -93,7 +93,7 @@ def solution(weight, indices, offsets, mode):
     if num_bags == 0:
         return out
 
-    block_d, idx_block = _config(dim)
+    block_d, idx_block, num_warps = _config(dim)
     grid = (num_bags, triton.cdiv(dim, block_d))
     _embedding_bag_kernel[grid](
         weight,
@@ -106,6 +106,6 @@ def solution(weight, indices, offsets, mode):
         IS_MEAN=mode == "mean",
         BLOCK_D=block_d,
         IDX_BLOCK=idx_block,
-        num_warps=4,
+        num_warps=num_warps,
     )
     return out
