@@ -27,7 +27,7 @@ import torch
 from workbench.harness.group_run import GroupRun
 from workbench.harness.lock import GpuUse, lock_path
 from workbench.harness.result import WorkloadResult
-from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, specs_from_line
+from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, WorkloadSpec, specs_from_line
 from workbench.harness.worker_handle import Worker, WorkerGone, WorkerPlan
 from workbench.harness.workload_check import Rejected, TaskCode, WorkloadCheck, error_of
 from workbench.harness.zygotes import Zygotes
@@ -93,22 +93,13 @@ class EvalRun:
             for w in self.spec.workloads:
                 if self.worker is None and not self._start_worker():
                     return
-                assert self.worker is not None
-                self.emit("start", workload=w.name)
-                result = WorkloadResult(name=w.name, hidden=w.hidden)
-                if self.load_failure is not None:
-                    result.failure, result.error = self.load_failure
-                    self.emit("result", result=asdict(result))
+                result, check = self.begin_workload(w, code)
+                if check is None:
                     continue
-                self.deadline = time.monotonic() + self.spec.timeout_s
-                check = WorkloadCheck(self.spec, code, self.worker, self.remaining, self.phase)
                 try:
                     check.run(w, result, self._exclusive if self.gpu else None)
                 except WorkerGone as gone:
-                    reason = f"timed out after {self.spec.timeout_s:g} s (killed)" if gone.timed_out else gone.reason
-                    result.correct, result.failure, result.error = False, "error", reason
-                    self.worker.close()
-                    self.worker = None
+                    self.worker_lost(result, gone)
                 if check.ceilings:
                     self.emit("ceilings", ceilings=check.ceilings)
                 del check
@@ -119,6 +110,27 @@ class EvalRun:
                 self.worker.close()
             if self.gpu is not None:
                 self.gpu.handle.close()
+
+    def begin_workload(self, w: WorkloadSpec, code: TaskCode) -> tuple[WorkloadResult, WorkloadCheck | None]:
+        """A workload's start said, its result begun and its check made (None, the result said already, when the
+        solution's import was refused: every workload fails for it); the workload's time starts now."""
+        assert self.worker is not None
+        self.emit("start", workload=w.name)
+        result = WorkloadResult(name=w.name, hidden=w.hidden)
+        if self.load_failure is not None:
+            result.failure, result.error = self.load_failure
+            self.emit("result", result=asdict(result))
+            return result, None
+        self.deadline = time.monotonic() + self.spec.timeout_s
+        return result, WorkloadCheck(self.spec, code, self.worker, self.remaining, self.phase)
+
+    def worker_lost(self, result: WorkloadResult, gone: WorkerGone) -> None:
+        """The worker died or timed out on this workload: its error, and a fresh worker for the next one."""
+        reason = f"timed out after {self.spec.timeout_s:g} s (killed)" if gone.timed_out else gone.reason
+        result.correct, result.failure, result.error = False, "error", reason
+        if self.worker is not None:
+            self.worker.close()
+        self.worker = None
 
     def _release_memory(self) -> None:
         """Give a finished workload's memory back to the GPU, here and in the worker: several evals share one GPU

@@ -79,19 +79,13 @@ class GroupRun:
 
     def _correctness(self, run: EvalRun, code: Any, w: Any) -> tuple[EvalRun, WorkloadCheck, WorkloadResult] | None:
         """The workload's correctness for one solution; returns it for timing, or says its result now."""
-        assert run.worker is not None
-        run.emit("start", workload=w.name)
-        result = WorkloadResult(name=w.name, hidden=w.hidden)
-        if run.load_failure is not None:
-            result.failure, result.error = run.load_failure
-            run.emit("result", result=asdict(result))
+        result, check = run.begin_workload(w, code)
+        if check is None:
             return None
-        run.deadline = time.monotonic() + run.spec.timeout_s
-        check = WorkloadCheck(run.spec, code, run.worker, run.remaining, run.phase)
         try:
             check.run(w, result, None)  # correctness, and the notes of a workload that is not timed
         except WorkerGone as gone:
-            self._lost(run, result, gone)
+            run.worker_lost(result, gone)
         if result.correct and run.spec.mode == "cuda" and w.timed and not w.hidden:
             return run, check, result
         self._done(run, result)
@@ -109,18 +103,11 @@ class GroupRun:
         except Rejected as exc:  # a single solution left to time: its rejection is raised
             reject(results[0], exc)
         except WorkerGone as gone:
-            self._lost(runs[0], results[0], gone)
+            runs[0].worker_lost(results[0], gone)
         for run, check, result in timed:
             if check.ceilings:
                 run.emit("ceilings", ceilings=check.ceilings)
             self._done(run, result)
-
-    def _lost(self, run: EvalRun, result: WorkloadResult, gone: WorkerGone) -> None:
-        reason = f"timed out after {run.spec.timeout_s:g} s (killed)" if gone.timed_out else gone.reason
-        result.correct, result.failure, result.error = False, "error", reason
-        if run.worker is not None:
-            run.worker.close()
-        run.worker = None
 
     def _done(self, run: EvalRun, result: WorkloadResult) -> None:
         if run.worker is not None and run.worker.proc.poll() is not None:

@@ -89,32 +89,40 @@ def evaluate(task: Task, solution: Path, options: EvalOptions | None = None) -> 
     options = options or EvalOptions()
     if not solution.is_file():
         raise EvalUsageError(f"no solution file {solution}")
-    source = solution.read_text()
     mode = options.mode or detect_mode()
     workloads = select_workloads(task, mode, options.workloads, options.hidden)
-    static = check_helpers(check_source(source, task.forbidden_calls), solution, task.forbidden_calls)
     seed = options.seed if options.seed is not None else fixed_seed() or draw_seed()
-    result = EvalResult(
-        task=task.name,
-        solution=str(solution),
-        solution_sha256=hashlib.sha256(source.encode()).hexdigest(),
-        device=None,
-        static=static,
-        seed=seed,
-    )
-    if not static.ok:
-        first = static.violations[0]
-        result.error = f"static checks failed: {first.rule} at line {first.line}: {first.message}"
+    result, source = _checked(task, solution, seed)
+    if not result.static.ok:
         return result.finish()
     eval_dir = Path(tempfile.mkdtemp(prefix="workbench-eval-"))
     try:
-        copy = _private_copy(solution, source, eval_dir)
-        spec = build_spec(task, copy, mode, workloads, options, seed, eval_dir, solution)
+        spec = _spec(task, solution, source, mode, workloads, options, seed, eval_dir)
         result.confined = spec.confine
         run_spec(spec, result, options)
     finally:
         shutil.rmtree(eval_dir, ignore_errors=True)
     return result.finish()
+
+
+def _checked(task: Task, solution: Path, seed: int) -> tuple[EvalResult, str]:
+    """The eval's result begun with the static checks of the solution (and its error when they fail); its source."""
+    source = solution.read_text()
+    static = check_helpers(check_source(source, task.forbidden_calls), solution, task.forbidden_calls)
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    result = EvalResult(task=task.name, solution=str(solution), solution_sha256=digest, device=None, static=static,
+                        seed=seed)  # fmt: skip
+    if not static.ok:
+        first = static.violations[0]
+        result.error = f"static checks failed: {first.rule} at line {first.line}: {first.message}"
+    return result, source
+
+
+def _spec(task: Task, solution: Path, source: str, mode: str, workloads: list[Workload], options: EvalOptions,
+          seed: int, eval_dir: Path) -> EvalSpec:  # fmt: skip
+    """The checker's spec for the solution's private copy in eval_dir."""
+    copy = _private_copy(solution, source, eval_dir)
+    return build_spec(task, copy, mode, workloads, options, seed, eval_dir, solution)
 
 
 def evaluate_together(
@@ -143,19 +151,12 @@ def evaluate_together(
     folders: list[Path] = []
     try:
         for solution in solutions:
-            source = solution.read_text()
-            static = check_helpers(check_source(source, task.forbidden_calls), solution, task.forbidden_calls)
-            result = EvalResult(task=task.name, solution=str(solution), device=None, static=static, seed=seed,
-                                solution_sha256=hashlib.sha256(source.encode()).hexdigest())  # fmt: skip
+            result, source = _checked(task, solution, seed)
             results.append(result)
-            if not static.ok:
-                first = static.violations[0]
-                result.error = f"static checks failed: {first.rule} at line {first.line}: {first.message}"
+            if not result.static.ok:
                 continue
-            eval_dir = Path(tempfile.mkdtemp(prefix="workbench-eval-"))
-            folders.append(eval_dir)
-            copy = _private_copy(solution, source, eval_dir)
-            specs.append(build_spec(task, copy, mode, workloads, options, seed, eval_dir, solution))
+            folders.append(Path(tempfile.mkdtemp(prefix="workbench-eval-")))
+            specs.append(_spec(task, solution, source, mode, workloads, options, seed, folders[-1]))
             result.confined = specs[-1].confine
             running.append(result)
         if len(specs) == 1:

@@ -69,7 +69,11 @@ class EvalSpec:
 
     @classmethod
     def from_json(cls, text: str) -> EvalSpec:
-        data = json.loads(text)
+        return cls.from_dict(json.loads(text))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EvalSpec:
+        data = dict(data)
         data["workloads"] = [WorkloadSpec(**w) for w in data["workloads"]]
         data["outputs"] = tuple(data["outputs"])
         data["tolerance"] = {k: tuple(v) for k, v in data["tolerance"].items()}
@@ -88,5 +92,5 @@ def specs_from_line(text: str) -> list[EvalSpec]:
     """The specs of one line: a single eval's, or a group's."""
     data = json.loads(text)
     if isinstance(data, dict) and isinstance(data.get("group"), list):
-        return [EvalSpec.from_json(json.dumps(one)) for one in data["group"]]
-    return [EvalSpec.from_json(text)]
+        return [EvalSpec.from_dict(one) for one in data["group"]]
+    return [EvalSpec.from_dict(data)]
