@@ -208,3 +208,44 @@ def test_an_edit_saved_outside_is_recorded_with_its_diff(make_loop, task):  # no
     assert "+@triton.jit" in edit.diff
     loop.stop()
     assert loop.wait(timeout=30) == "interrupted"
+
+
+def test_the_persons_edits_are_never_seen_half_written_and_a_save_already_on_disk_is_not_written_again(make_loop):  # noqa: F811
+    """The app's watcher reads solution.py whenever it is written, the app's own writes included: a reader must
+    never find it truncated (read as a save of an empty file, that was recorded as an edit and evaluated), and a
+    save an editor already made is recorded, not rewritten (which would be a new save to the watcher)."""
+    loop, _, rec = make_loop([ScriptedTurn([text("only"), bash(1, "true")])], budget=1)
+    loop.start(paused=True)
+    loop.take_over()
+    loop.step()
+    rec.wait_for(lambda e: e.kind == "human" and e.action == "takeover")
+    versions = ["# a\n" + "x = 1\n" * 40_000, "# b\n" + "y = 2\n" * 40_000]  # 240 KB: a write takes a while
+    path = loop.work / "solution.py"
+    loop.human_edit(versions[1])  # the template is gone before the reader starts
+    seen, done = set(), threading.Event()
+
+    def read_while_written():
+        while not done.is_set():
+            seen.add(path.read_text()[:4])
+
+    reader = threading.Thread(target=read_while_written)
+    reader.start()
+    try:
+        for i in range(30):
+            loop.human_edit(versions[i % 2])
+    finally:
+        done.set()
+        reader.join()
+    assert seen and seen <= {"# a\n", "# b\n"}  # never "" nor a part of a line
+    assert len([e for e in rec.events if e.kind == "human" and e.action == "edit"]) == 31
+
+    saved = "# saved by an editor\n"
+    path.write_text(saved)
+    inode = path.stat().st_ino
+    loop.human_edit(saved)
+    loop.human_edit(saved)  # the same save picked up twice (the editor's own hook and the watcher)
+    assert path.stat().st_ino == inode and path.read_text() == saved
+    edits = [e for e in rec.events if e.kind == "human" and e.action == "edit"]
+    assert len(edits) == 32 and "+# saved by an editor" in edits[-1].diff and "-# b" in edits[-1].diff
+    loop.stop()
+    loop.wait(timeout=60)

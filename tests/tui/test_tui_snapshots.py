@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-from tui_helpers import EXAMPLES, GUIDED, UNGUIDED, wait_until
+from tui_helpers import EXAMPLES, GUIDED, UNGUIDED, shows_every_event, wait_until
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.compare_screen import CompareScreen
@@ -79,7 +79,7 @@ def test_live_session_after_two_steps(live_app, snap_compare, size):
         for turn in (1, 2):
             await pilot.press("s")
             await wait_until(pilot, lambda t=turn: screen.progress.turn >= t and screen.loop.status == LoopState.PAUSED)
-        await pilot.pause(0.3)  # the batched loop events reach the transcript
+        await wait_until(pilot, lambda: shows_every_event(screen), what="the turns' events on screen")
 
     assert snap_compare(live_app, run_before=two_steps, terminal_size=size)
 

@@ -32,6 +32,13 @@ async def wait_until(pilot: Pilot, condition: Callable[[], object], timeout: flo
         await pilot.pause(0.05)
 
 
+def shows_every_event(screen: object) -> bool:
+    """A session screen has shown every event its session has so far: the loop's state says a turn is done before
+    the screen's batched events have reached the transcript (a fixed pause is not enough on a loaded machine)."""
+    shown, kept = screen.transcript.shown, screen.feed.events  # type: ignore[attr-defined]
+    return len(shown) == len(kept) and not screen._pending  # type: ignore[attr-defined]
+
+
 def app_test(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
     """Run an async Pilot test on a fresh event loop (no async plugin for pytest needed)."""
 

@@ -57,7 +57,15 @@ from workbench.session.events import Event
 from workbench.session.history import SessionState
 from workbench.session.log import SessionLog
 from workbench.session.tools import ToolBox, compact_eval
-from workbench.session.workspace import BlobHashes, apply_files, diff_files, keep_blobs, restore_blobs, text_files
+from workbench.session.workspace import (
+    BlobHashes,
+    apply_files,
+    diff_files,
+    keep_blobs,
+    restore_blobs,
+    text_files,
+    write_whole,
+)
 
 
 def nudge(turns_left: int) -> str:
@@ -128,6 +136,7 @@ class AgentLoop:
         self.end_reason: str | None = None
         self._controls = _Controls()
         self._cond = threading.Condition()
+        self._human_lock = threading.Lock()  # the person's edits, from the app's worker threads, one at a time
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
         self._started = time.monotonic()
@@ -247,14 +256,19 @@ class AgentLoop:
 
     def human_edit(self, source: str) -> None:
         """The person's new solution.py (only while taken over)."""
-        self._require_takeover()
-        # Against the last recorded version: a save made outside the app is already on disk.
-        before = self.state.files.get("solution.py", self._read_solution())
-        (self.work / "solution.py").write_text(source)
-        diff = "".join(difflib.unified_diff(before.splitlines(True), source.splitlines(True),
-                                            "solution.py", "solution.py"))  # fmt: skip
-        self._log(ev.Human(turn=self.state.turn, action="edit", diff=diff))
-        self._record_files()
+        with self._human_lock:  # two saves in quick succession: each diffed against the one recorded before it
+            self._require_takeover()
+            # Against the last recorded version: a save made outside the app is already on disk, and is not written
+            # again (a write is a save to the app's watcher).
+            before = self.state.files.get("solution.py", self._read_solution())
+            if self._read_solution() != source:
+                write_whole(self.work / "solution.py", source)
+            if before == source:
+                return  # nothing changed since the last recorded version: no edit to record
+            diff = "".join(difflib.unified_diff(before.splitlines(True), source.splitlines(True),
+                                                "solution.py", "solution.py"))  # fmt: skip
+            self._log(ev.Human(turn=self.state.turn, action="edit", diff=diff))
+            self._record_files()
 
     def human_evaluate(self, workloads: list[str] | None = None) -> EvalResult:
         self._require_takeover()
@@ -563,7 +577,7 @@ class AgentLoop:
         submit must not score as a failure."""
         if self.state.correct_submissions or self.state.best_solution is None:
             return
-        (self.work / "solution.py").write_text(self.state.best_solution)
+        write_whole(self.work / "solution.py", self.state.best_solution)
         self._record_files()
         outcome = self.tools.execute("submit", {"final": True}, threading.Event())
         if outcome.eval_result is not None:

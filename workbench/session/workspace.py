@@ -134,5 +134,13 @@ def apply_files(work: Path, changed: dict[str, str], deleted: list[str]) -> None
         resolve_inside(work, relative).unlink(missing_ok=True)
 
 
+def write_whole(path: Path, text: str) -> None:
+    """Write a file so that no reader ever sees it part-written: a new file beside it, renamed over it. The app's
+    own watcher reads solution.py as it is saved; a truncate-then-write would show it an empty file."""
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
+
+
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()

@@ -33,8 +33,16 @@ class Block:
     rendered: bool = False
 
 
+# Blocks are measured (rendered at the view's width, 1-4 ms each) as they come into view; until then their height is
+# estimated. Up to this many are all measured at once (a new width, a new session): a few hundred ms at most, and the
+# scrollbar of a short session does not depend on which entries happened to be seen at which width.
+MEASURE_ALL_UP_TO = 64
+
+
 class TranscriptLog(ScrollView, can_focus=True):
     BINDINGS = [Binding("f", "toggle_folds", "Fold/unfold results")]
+    # entries wrap to the view's width: never a sideways scroll (nor its bar, which takes a line)
+    DEFAULT_CSS = "TranscriptLog { overflow-x: hidden; }"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -44,6 +52,7 @@ class TranscriptLog(ScrollView, can_focus=True):
         self._cache: dict[tuple[int, int, bool], list[Strip]] = {}  # (event key, width, folded) -> strips
         self._offsets: list[int] = [0]  # the first line of each block, then the total
         self._follow = True
+        self._wrapped_at = 0  # the width the entries were laid out at
         self._line_style, self._line_width = Style(), 0  # set by render_lines for its render_line calls
         self._line_cache: dict[int, list[Strip]] = {}  # block index -> strips, within one render_lines
         self.highlight = ""  # a search's words, marked wherever they show (any case)
@@ -102,20 +111,34 @@ class TranscriptLog(ScrollView, can_focus=True):
         return strips
 
     def _relayout(self, follow: bool) -> None:
-        if follow and self.is_mounted:  # the blocks at the end are measured so the end shows exactly
+        if self.is_mounted and len(self.blocks) <= MEASURE_ALL_UP_TO:
+            for block in self.blocks:  # a short transcript is measured whole: its scrollbar is exact
+                self._strips(block)
+        elif follow and self.is_mounted:  # the blocks at the end are measured so the end shows exactly
             seen = 0
             for block in reversed(self.blocks):
                 seen += len(self._strips(block))
                 if seen >= self.size.height:
                     break
         self._offsets = [0, *accumulate(block.height for block in self.blocks)]
+        self._wrapped_at = self._width
         self.virtual_size = Size(self._width, self._offsets[-1])
         self._follow = follow
         if follow:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
+            # and again once laid out: content that has just outgrown the view has no scrollbar yet, and a widget
+            # without one ignores the scroll (the view stayed at the top under load, following nothing)
+            self.call_after_refresh(self._end_if_following)
         self.refresh()
 
+    def _end_if_following(self) -> None:
+        if self._follow:  # not if the person scrolled away meanwhile
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
     def on_resize(self, event: events.Resize) -> None:
+        self._rewrap()
+
+    def _rewrap(self) -> None:
         for block in self.blocks:
             block.rendered = False
         self._relayout(self._follow or self.is_vertical_scroll_end)
@@ -125,6 +148,11 @@ class TranscriptLog(ScrollView, can_focus=True):
         self._follow = self.is_vertical_scroll_end
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        if self._width != self._wrapped_at:
+            # the vertical scrollbar came or went since the layout (no resize event for that): wrap again, after
+            # this pass (a layout inside a render would be drawn by the next one anyway)
+            self._wrapped_at = self._width
+            self.call_after_refresh(self._rewrap)
         # measure the blocks in view first: their real heights can move the ones below
         top, bottom = self.scroll_offset.y + crop.y, self.scroll_offset.y + crop.bottom
         changed = False
@@ -141,7 +169,7 @@ class TranscriptLog(ScrollView, can_focus=True):
         if changed:
             self.virtual_size = Size(self._width, self._offsets[-1])
             if self._follow:
-                self.call_after_refresh(self.scroll_end, animate=False, x_axis=False)
+                self.call_after_refresh(self._end_if_following)
         # the same for every line of this pass, and costly to look up per line (the style walks the DOM)
         self._line_style, self._line_width = self.rich_style, self.scrollable_content_region.width
         self._line_cache = {}
