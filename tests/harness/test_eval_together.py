@@ -34,3 +34,22 @@ def test_a_missing_solution_in_a_group_is_a_usage_error_before_anything_runs():
     with pytest.raises(EvalUsageError, match="no solution file"):
         evaluate_together(TASK, [Path(TASK.expert_path or ""), Path("/nonexistent/solution.py")],
                           EvalOptions(mode="interpret"))  # fmt: skip
+
+
+def test_members_of_one_folder_get_caches_of_their_own_that_neither_can_reach_from_the_other(monkeypatch, tmp_path):
+    """Solutions of one folder share its Triton cache one eval after the other; timed together they would share it
+    at the same moment, one able to plant a compiled kernel while the other loads it."""
+    import workbench.harness.runner as runner
+
+    monkeypatch.setenv("WORKBENCH_CACHE", str(tmp_path))
+    seen = []
+    monkeypatch.setattr(runner, "_run_group", lambda specs, results, options: seen.extend(specs))
+    solutions = [WRONG / "modifies_input.py", WRONG / "partial_write.py", Path(TASK.expert_path or ""),
+                 WRONG / "mean_over_block.py"]  # fmt: skip
+    evaluate_together(TASK, solutions, EvalOptions(mode="interpret", seeds=1), one_checker=True)
+    caches = [Path(spec.triton_cache) for spec in seen]
+    assert len(caches) == 4 and len(set(caches)) == 4 and all(c.is_dir() for c in caches)
+    assert not any(a != b and b.is_relative_to(a) for a in caches for b in caches)  # none inside another
+    # a member alone keeps its folder's cache, as every single eval does
+    assert caches[0] == runner.triton_cache_dir(None, TASK, solutions[0])
+    assert caches[2] == runner.triton_cache_dir(None, TASK, solutions[2])

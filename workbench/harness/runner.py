@@ -156,7 +156,12 @@ def evaluate_together(
             if not result.static.ok:
                 continue
             folders.append(Path(tempfile.mkdtemp(prefix="workbench-eval-")))
-            specs.append(_spec(task, solution, source, mode, workloads, options, seed, folders[-1]))
+            spec = _spec(task, solution, source, mode, workloads, options, seed, folders[-1])
+            if any(other.triton_cache == spec.triton_cache for other in specs):
+                # solutions of one folder (a ladder's rungs, one task's peers) share its cache one eval after the
+                # other; at the same moment, one could plant a compiled kernel while the other loads it
+                spec = replace(spec, triton_cache=str(_own_cache(Path(spec.triton_cache), solution)))
+            specs.append(spec)
             result.confined = specs[-1].confine
             running.append(result)
         if len(specs) == 1:
@@ -309,6 +314,14 @@ def triton_cache_dir(workspace: Path | None, task: Task, solution: Path) -> Path
     else:
         key = hashlib.sha256(str(solution.parent.resolve()).encode()).hexdigest()[:16]
         folder = ceilings_cache_dir() / "triton" / f"{task.name}-{key}"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _own_cache(shared: Path, solution: Path) -> Path:
+    """A cache of the solution file's own beside its folder's (not inside it: the member that has the folder's cache
+    may write anywhere in it), for a group where two members share a folder."""
+    folder = shared.with_name(f"{shared.name}-{hashlib.sha256(str(solution.resolve()).encode()).hexdigest()[:16]}")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

@@ -1,0 +1,68 @@
+"""A zygote's home folder in /tmp is removed when its checker is gone, also a checker that was killed and never
+closed it (each such home was left for good)."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from workbench.harness import sandbox
+from workbench.harness.zygote_handle import HOME_PREFIX, UNOWNED_GRACE_S, _started, remove_stale_homes
+
+
+def _home(tmp, name, owner=None, age_s=0.0):
+    home = tmp / f"{HOME_PREFIX}{name}"
+    (home / "work").mkdir(parents=True)
+    (home / "work" / "left.txt").write_text("an eval's file")
+    if owner is not None:
+        (home / "owner").write_text(owner)
+    if age_s:
+        then = time.time() - age_s
+        os.utime(home, (then, then))
+    return home
+
+
+def test_only_the_homes_of_gone_checkers_are_removed(tmp_path):
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(ended.stdout)
+    me = f"{os.getpid()} {_started(os.getpid())}"
+    homes = {
+        "alive": _home(tmp_path, "alive", me),
+        "dead": _home(tmp_path, "dead", f"{dead_pid} 12345"),
+        "pid-reused": _home(tmp_path, "reused", f"{os.getpid()} 1"),  # our pid, another process's start
+        "being-made": _home(tmp_path, "new"),  # no owner yet: mkdtemp and the owner's line are two steps
+        "old-unowned": _home(tmp_path, "old", age_s=UNOWNED_GRACE_S + 60),
+        "garbled": _home(tmp_path, "garbled", "not a pid"),
+    }
+    other = tmp_path / "workbench-something-else"
+    other.mkdir()
+    removed = set(remove_stale_homes(tmp_path))
+    assert removed == {homes["dead"], homes["pid-reused"], homes["old-unowned"], homes["garbled"]}
+    assert all(not h.exists() for h in removed)
+    assert homes["alive"].exists() and homes["being-made"].exists() and other.exists()
+
+
+@pytest.mark.skipif(not sandbox.confinement().works, reason="needs bubblewrap")
+def test_a_killed_checkers_zygote_home_is_removed_by_the_next_one(tmp_path):
+    code = (
+        "import sys, time\n"
+        "from workbench.harness.worker_handle import worker_limits\n"
+        "from workbench.harness.zygote_handle import Zygote\n"
+        "z = Zygote(worker_limits('interpret'))\n"
+        "print(z.home, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        home = tmp_path / os.path.basename(proc.stdout.readline().strip())
+        assert home.is_dir() and home.name.startswith(HOME_PREFIX)
+        assert remove_stale_homes(tmp_path) == [] and home.exists()  # its checker is alive
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert home.exists()  # nothing of the killed checker removed it
+    assert remove_stale_homes(tmp_path) == [home] and not home.exists()
