@@ -114,7 +114,7 @@ def test_the_solutions_no_ladder_rung_covers_pass_in_interpret_mode(tmp_path):
     for task, source in derived:
         path = tmp_path / f"{task}.py"
         path.write_text(source)
-        result = evaluate(load_task(task, REPO), path, EvalOptions(mode="interpret", seeds=1, timeout_s=600))
+        result = evaluate(load_task(task, REPO), path, EvalOptions(mode="interpret", seeds=1, timeout_s=300))
         assert result.correct, (task, [w.summary() for w in result.workloads], result.error)
 
 

@@ -20,7 +20,7 @@ RUNGS = [(name, rung, path) for name in TASKS for rung, path in load_task(name, 
 @pytest.mark.parametrize("name", TASKS)
 def test_expert_passes_every_interpret_workload(name):
     task = load_task(name, REPO)
-    result = evaluate(task, task.expert_path, EvalOptions(mode="interpret", seeds=3, timeout_s=600))
+    result = evaluate(task, task.expert_path, EvalOptions(mode="interpret", seeds=3, timeout_s=300))
     assert result.correct, [w.summary() for w in result.workloads] or result.error
     assert {w.name for w in result.workloads} == {w.name for w in task.workloads if w.interpret}
 
@@ -30,7 +30,7 @@ def test_wrong_solution_is_rejected_for_its_reason(path: Path):
     expected = expected_verdict(path)
     assert expected, f"{path} has no '# expect: KIND:DETAIL' line"
     task = load_task(path.parent.parent.name, REPO)
-    result = evaluate(task, path, EvalOptions(mode="interpret", seeds=2, timeout_s=600))
+    result = evaluate(task, path, EvalOptions(mode="interpret", seeds=2, timeout_s=300))
     assert not result.correct
     found = verdicts(result)
     assert expected in found, f"expected {expected}, got {found}: {[w.summary() for w in result.workloads]}"
@@ -46,14 +46,14 @@ def test_what_the_static_rules_catch_the_runtime_catches_too(path: Path, monkeyp
 
     monkeypatch.setattr(runner, "check_source", lambda source, forbidden=(): StaticResult(ok=True))
     task = load_task(path.parent.parent.name, REPO)
-    result = evaluate(task, path, EvalOptions(mode="interpret", seeds=1, timeout_s=600))
+    result = evaluate(task, path, EvalOptions(mode="interpret", seeds=1, timeout_s=300))
     assert expected_runtime_verdict(path) in verdicts(result), [w.summary() for w in result.workloads] or result.error
 
 
 @pytest.mark.parametrize(("name", "rung", "path"), RUNGS, ids=lambda v: v if isinstance(v, str) else "")
 def test_ladder_rung_passes_every_interpret_workload(name, rung, path):
     task = load_task(name, REPO)
-    result = evaluate(task, path, EvalOptions(mode="interpret", seeds=2, timeout_s=600))
+    result = evaluate(task, path, EvalOptions(mode="interpret", seeds=2, timeout_s=300))
     assert result.correct, [w.summary() for w in result.workloads] or result.error or result.static.violations
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import torch
 
 from workbench.harness import sandbox
+from workbench.harness.hang_report import dump_after, read_hung_at
 from workbench.harness.solution_side import wire
 from workbench.harness.zygote_handle import ForkedProcess, Zygote, ZygoteGone
 
@@ -32,10 +33,11 @@ PACKAGE = Path(__file__).resolve().parent / "solution_side"
 class WorkerGone(RuntimeError):
     """The worker died, timed out or broke the protocol; `reason` says which, for the workload in flight."""
 
-    def __init__(self, reason: str, timed_out: bool = False) -> None:
+    def __init__(self, reason: str, timed_out: bool = False, hung_at: str = "") -> None:
         super().__init__(reason)
         self.reason = reason
         self.timed_out = timed_out
+        self.hung_at = hung_at  # a timed-out worker's innermost frames, from its own stack dump ("" when none)
 
 
 @dataclass(frozen=True)
@@ -165,8 +167,9 @@ class Worker:
     def request(
         self, header: dict[str, Any], timeout_s: float, device: torch.device | None = None
     ) -> tuple[dict[str, Any], list[torch.Tensor]]:
+        after = dump_after(timeout_s)
         try:
-            wire.send(self.sock, header)
+            wire.send(self.sock, {**header, "dump_after_s": after} if after else header)
         except OSError:
             raise self._gone() from None
         return self._reply(timeout_s, device)
@@ -177,7 +180,8 @@ class Worker:
             return wire.receive(self.sock, device, self.area)
         except TimeoutError:
             self.kill()
-            raise WorkerGone(f"timed out after {timeout_s:g} s (killed)", timed_out=True) from None
+            raise WorkerGone(f"timed out after {timeout_s:g} s (killed)", timed_out=True,
+                             hung_at=read_hung_at(self.log_path, self.solution_dir.resolve())) from None  # fmt: skip
         except (wire.PeerClosed, OSError):
             raise self._gone() from None
         except wire.ProtocolError as exc:

@@ -9,6 +9,7 @@ to get past the audit hook's introspection refusals to reach it.
 
 from __future__ import annotations
 
+import faulthandler
 import gc
 import importlib.util
 import os
@@ -111,6 +112,9 @@ def serve(sock: socket.socket, mode: str, area: wire.SharedArea | None = None) -
         op = request.get("op")
         if op == "quit":
             return 0
+        after = request.get("dump_after_s")
+        if isinstance(after, (int, float)) and after > 0:  # where it was, in the log, if the checker's deadline comes
+            faulthandler.dump_traceback_later(float(after), exit=False)
         if op == "ping":
             wire.send(sock, {"ok": True})
         elif op == "load":
@@ -170,6 +174,7 @@ def serve(sock: socket.socket, mode: str, area: wire.SharedArea | None = None) -
                              "host_ms": batch.host, "error": batch.error})  # fmt: skip
         else:
             wire.send(sock, {"ok": False, "error": f"unknown request {op!r}"})
+        faulthandler.cancel_dump_traceback_later()
 
 
 class _Calls:
