@@ -12,6 +12,12 @@ ptxas; no driver, no GPU). The arguments are specialised as a launch would speci
 
 It proves the kernels compile; not that they are correct, fast or free of races on a GPU.
 
+--resources lists what each compiled launch takes of an SM (Triton's bundled cuobjdump on the cubin): registers a
+thread, local memory a thread (spills and stack arrays), shared memory a program, its warps, and how many of its
+programs fit on one H200 SM by each of those. --all-workloads records the launches of every workload (the timed,
+GPU-sized ones too) without running the kernels: solution() runs on the CPU with the workload's real inputs and each
+launch is recorded and skipped, so a solution whose host code reads what a kernel wrote may fail there (said so).
+
 SOLUTION is a file under guidance/<task>/ or tasks/<task>/, or TASK=PATH for a file elsewhere. With no SOLUTION
 and neither --ladders nor --experts, both are checked. Prints a table; exit status 1 when any launch fails to
 compile or a solution's workloads fail to run, 2 on bad arguments.
@@ -37,6 +43,10 @@ sys.path.insert(0, str(REPO))
 from workbench.tasks import load_task, task_names  # noqa: E402
 
 TARGET = ("cuda", 90, 32)  # the H200: compute capability 9.0, warp size 32
+# an H200 SM (sm_90): 64K 32-bit registers, allocated 8 a thread at a time, per warp; 2048 threads; 32 programs;
+# 228 KB of shared memory, 1 KB of it reserved per program (CUDA C programming guide, compute capability 9.0)
+SM_REGISTERS, REGISTER_UNIT, SM_THREADS, SM_PROGRAMS = 65536, 8, 2048, 32
+SM_SHARED, SHARED_RESERVED = 228 * 1024, 1024
 
 
 @dataclass
@@ -49,6 +59,7 @@ class Outcome:
     compiled: int = 0
     failures: list[str] = field(default_factory=list)  # "kernel: message"
     error: str | None = None  # the workloads did not run, or the child died
+    resources: list[dict[str, Any]] = field(default_factory=list)  # per compiled launch, with --resources
 
     @property
     def ok(self) -> bool:
@@ -119,18 +130,22 @@ def _load(path: Path, name: str) -> Any:
     return module
 
 
-def record_launches(task_name: str, path: Path) -> list[dict[str, Any]]:
-    """Every distinct launch of the solution's interpret workloads, first seen first."""
+def record_launches(task_name: str, path: Path, every_workload: bool = False) -> list[dict[str, Any]]:
+    """Every distinct launch of the solution's interpret workloads (or, recorded and not run, of every workload),
+    first seen first, each with the workload it was first seen in."""
     os.environ["TRITON_INTERPRET"] = "1"
     from triton.runtime.interpreter import InterpretedFunction
 
     seen: dict[str, dict[str, Any]] = {}
     original = InterpretedFunction.run
+    workload = ""
 
     def run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
         launch = {"kernel": self.fn.__qualname__, "file": self.fn.__code__.co_filename,
                   "args": [_encode(a) for a in args], "kwargs": {k: _encode(v) for k, v in kwargs.items()}}  # fmt: skip
-        seen.setdefault(json.dumps(launch, sort_keys=True), launch)
+        seen.setdefault(json.dumps(launch, sort_keys=True), {**launch, "workload": workload})
+        if every_workload:
+            return None  # recorded, not run: a GPU-sized workload would take the interpreter hours
         return original(self, *args, grid=grid, warmup=warmup, **kwargs)
 
     InterpretedFunction.run = run  # type: ignore[method-assign]
@@ -145,8 +160,15 @@ def record_launches(task_name: str, path: Path) -> list[dict[str, Any]]:
         task_dir = task.path
         inputs = _load(task_dir / "inputs.py", "task_inputs")
         for w in (*task.workloads, *task.hidden):
-            if w.interpret:
-                module.solution(*inputs.make_inputs(dict(w.params), w.seed, "cpu"))
+            if w.interpret or every_workload:
+                workload = w.name
+                try:
+                    module.solution(*inputs.make_inputs(dict(w.params), w.seed, "cpu"))
+                except Exception as exc:
+                    if not every_workload:
+                        raise
+                    # its kernels did not run: host code that reads their output sees the empty tensors
+                    raise RuntimeError(f"{w.name}: {type(exc).__name__}: {exc} (with its kernels skipped)") from None
     finally:
         InterpretedFunction.run = original  # type: ignore[method-assign]
     return list(seen.values())
@@ -180,8 +202,9 @@ def _message(exc: BaseException, jit: Any) -> str:
     return f"{type(exc).__name__}: {text[-1][:240] if text else ''}"
 
 
-def compile_launch(jit: Any, launch: dict[str, Any]) -> None:
-    """Build one recorded launch for sm_90 as JITFunction.run would, stopping before the driver."""
+def compile_launch(jit: Any, launch: dict[str, Any]) -> Any:
+    """Build one recorded launch for sm_90 as JITFunction.run would, stopping before the driver; the compiled
+    kernel."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource, make_backend
@@ -198,20 +221,53 @@ def compile_launch(jit: Any, launch: dict[str, Any]) -> None:
     kernel = triton.compile(ASTSource(jit, signature, constexprs, attrs), target=target, options=options.__dict__)
     if not kernel.asm.get("cubin"):
         raise RuntimeError("the compiler returned no cubin")
+    return kernel
 
 
-def record_one(task_name: str, path: Path) -> dict[str, Any]:
+def resources(kernel: Any) -> dict[str, int]:
+    """What one program of the compiled kernel takes of an SM, read from its cubin by Triton's bundled cuobjdump
+    (no driver): registers and local memory (bytes) a thread, shared memory (bytes) a program, its warps; and how
+    many programs fit on one SM by registers, threads and shared memory, and by all of them."""
+    import re
+    import tempfile
+
+    import triton.backends.nvidia as nvidia
+
+    tool = Path(nvidia.__file__).parent / "bin" / "cuobjdump"
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
+        cubin.write(kernel.asm["cubin"])
+        cubin.flush()
+        usage = subprocess.run([str(tool), "--dump-resource-usage", cubin.name], capture_output=True, text=True,
+                               check=True).stdout  # fmt: skip
+    found = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", usage)
+    if found is None:
+        raise RuntimeError(f"cuobjdump gave no resource usage: {usage.strip()[-200:]}")
+    regs, stack, static_shared, local = (int(v) for v in found.groups())
+    local += stack  # registers spilled go to the thread's stack frame
+    warps = int(kernel.metadata.num_warps)
+    shared = max(int(kernel.metadata.shared), static_shared)
+    per_warp = -(-max(regs, 1) * 32 // (REGISTER_UNIT * 32)) * REGISTER_UNIT * 32  # whole units a warp
+    by_regs = SM_REGISTERS // (per_warp * warps)
+    by_threads = SM_THREADS // (32 * warps)
+    by_shared = SM_SHARED // (shared + SHARED_RESERVED) if shared else SM_PROGRAMS
+    return {"regs": regs, "local": local, "shared": shared, "warps": warps, "by_regs": by_regs,
+            "by_threads": by_threads, "by_shared": by_shared,
+            "per_sm": min(by_regs, by_threads, by_shared, SM_PROGRAMS)}  # fmt: skip
+
+
+def record_one(task_name: str, path: Path, every_workload: bool = False) -> dict[str, Any]:
     """The first child's work: the solution's launches, or why its workloads did not run."""
     try:
-        return {"launches": record_launches(task_name, path)}
+        return {"launches": record_launches(task_name, path, every_workload)}
     except Exception as exc:  # the solution is untrusted code: any failure is its record
         return {"error": f"interpret run failed: {type(exc).__name__}: {str(exc).strip()[:300]}"}
 
 
-def compile_all(path: Path, launches: list[dict[str, Any]]) -> dict[str, Any]:
+def compile_all(path: Path, launches: list[dict[str, Any]], measure: bool = False) -> dict[str, Any]:
     """The second child's work (a fresh process: the interpreter leaves Triton's language patched behind it)."""
     kernels = _jit_functions(_load(path, "compiled_solution"))
     compiled, failures = 0, dict[str, int]()  # a message -> how many launches it failed
+    used: list[dict[str, Any]] = []
     for launch in launches:
         jit = kernels.get(launch["kernel"]) if launch["file"] == str(path) else None
         if jit is None:
@@ -219,33 +275,48 @@ def compile_all(path: Path, launches: list[dict[str, Any]]) -> dict[str, Any]:
             failures[failure] = failures.get(failure, 0) + 1
             continue
         try:
-            compile_launch(jit, launch)
+            kernel = compile_launch(jit, launch)
             compiled += 1
         except Exception as exc:
             failure = f"{launch['kernel']}: {_message(exc, jit)}"
             failures[failure] = failures.get(failure, 0) + 1
+            continue
+        if measure:
+            used.append({"kernel": launch["kernel"], "workload": launch.get("workload", ""),
+                         "constexprs": _constexprs(jit, launch), **resources(kernel)})  # fmt: skip
     listed = [f"{text} [{n} launches]" if n > 1 else text for text, n in failures.items()]
-    return {"recorded": len(launches), "compiled": compiled, "failures": listed}
+    return {"recorded": len(launches), "compiled": compiled, "failures": listed, "resources": used}
+
+
+def _constexprs(jit: Any, launch: dict[str, Any]) -> str:
+    """The launch's constexpr values, as 'BLOCK_N=4096 ROWS=1', which tell its specialisations apart."""
+    named = dict(zip([p.name for p in jit.params], launch["args"], strict=False)) | launch["kwargs"]
+    shown = [f"{p.name}={named[p.name].get('value')}" for p in jit.params if p.is_constexpr and p.name in named]
+    return " ".join(shown)
 
 
 # ---- the parent: one child per solution, a table ------------------------------------------------------------------
 
 
-def check(task_name: str, label: str, path: Path, timeout_s: float = 600.0) -> Outcome:
+def check(task_name: str, label: str, path: Path, timeout_s: float = 600.0, measure: bool = False,
+          every_workload: bool = False) -> Outcome:  # fmt: skip
     """Runs one solution's check in its own process (the interpreter patches Triton's globals while it runs)."""
     outcome = Outcome(task_name, label)
     try:
-        recorded = _child(["--record", task_name, str(path.resolve())], "", timeout_s)
+        record = ["--record", task_name, str(path.resolve())] + (["--all-workloads"] if every_workload else [])
+        recorded = _child(record, "", timeout_s)
         if "error" in recorded:
             outcome.error = recorded["error"]
             return outcome
-        found = _child(["--compile", str(path.resolve())], json.dumps(recorded["launches"]), timeout_s)
+        compile_ = ["--compile", str(path.resolve())] + (["--resources"] if measure else [])
+        found = _child(compile_, json.dumps(recorded["launches"]), timeout_s)
     except RuntimeError as exc:
         outcome.error = str(exc)
         return outcome
     outcome.error = found.get("error")
     outcome.recorded, outcome.compiled = found.get("recorded", 0), found.get("compiled", 0)
     outcome.failures = found.get("failures", [])
+    outcome.resources = found.get("resources", [])
     return outcome
 
 
@@ -270,6 +341,7 @@ def table(outcomes: list[Outcome]) -> list[str]:
         result = "ok" if o.ok else f"FAILED: {o.error}" if o.error else f"FAILED: {o.recorded - o.compiled} launch(es)"
         lines.append(f"{o.task:26} {o.label:24} {o.recorded:8} {o.compiled:8}  {result}")
         lines += [f"    {failure}" for failure in o.failures]
+        lines += [f"    {_used(r)}" for r in o.resources]
     recorded, compiled = sum(o.recorded for o in outcomes), sum(o.compiled for o in outcomes)
     bad = sum(not o.ok for o in outcomes)
     lines.append(
@@ -277,6 +349,14 @@ def table(outcomes: list[Outcome]) -> list[str]:
         f"{bad} solutions failed"
     )
     return lines
+
+
+def _used(r: dict[str, Any]) -> str:
+    limits = {"registers": r["by_regs"], "threads": r["by_threads"], "shared memory": r["by_shared"]}
+    bound = " and ".join(k for k, v in limits.items() if v == min(limits.values()))
+    spill = f", {r['local']} B local a thread (spills, stack)" if r["local"] else ""
+    return (f"{r['kernel']} [{r['workload']}] {r['constexprs']}: {r['warps']} warps, {r['regs']} registers{spill}, "
+            f"{r['shared'] / 1024:.1f} KB shared -> {r['per_sm']} a SM (by {bound})")  # fmt: skip
 
 
 def _task_of(spec: str, names: list[str]) -> tuple[str, Path]:
@@ -318,16 +398,24 @@ def plan(args: argparse.Namespace) -> list[tuple[str, str, Path]]:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--record"]:
-        print(json.dumps(record_one(argv[1], Path(argv[2]))))
+        print(json.dumps(record_one(argv[1], Path(argv[2]), "--all-workloads" in argv[3:])))
         return 0
     if argv[:1] == ["--compile"]:
-        print(json.dumps(compile_all(Path(argv[1]), json.loads(sys.stdin.read()))))
+        print(json.dumps(compile_all(Path(argv[1]), json.loads(sys.stdin.read()), "--resources" in argv[2:])))
         return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("solutions", nargs="*", metavar="SOLUTION", help="a solution file, or TASK=PATH")
     parser.add_argument("--tasks", nargs="+", help="only these tasks' ladders and experts (default: every task)")
     parser.add_argument("--ladders", action="store_true", help="check the ladder rungs")
     parser.add_argument("--experts", action="store_true", help="check the experts")
+    parser.add_argument(
+        "--resources", action="store_true", help="list each launch's registers, spills, shared memory and programs a SM"
+    )
+    parser.add_argument(
+        "--all-workloads",
+        action="store_true",
+        help="record the launches of every workload, GPU-sized too (kernels skipped, not run)",
+    )
     args = parser.parse_args(argv)
     try:
         todo = plan(args)
@@ -337,7 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     outcomes = []
     for name, label, path in todo:
-        outcomes.append(check(name, label, path))
+        outcomes.append(check(name, label, path, measure=args.resources, every_workload=args.all_workloads))
         print(table([outcomes[-1]])[1], flush=True)
     print("\n".join(table(outcomes)))
     print(f"({time.perf_counter() - started:.0f} s; target sm_90, compiled to cubin without a GPU)")

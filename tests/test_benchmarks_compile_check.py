@@ -50,3 +50,25 @@ def test_a_launch_through_a_tensor_descriptor_is_recorded_and_compiled_for_sm_90
     desc = compile_check._decode(launch["args"][0])
     assert (desc.shape, desc.strides, desc.block_shape) == ([256, 64], [64, 1], [64, 64])
     compile_check.compile_launch(kernel.copy_rows, launch)  # raises if sm_90 refuses it or no cubin comes back
+
+
+def test_resources_of_every_workloads_launch_are_read_from_the_cubin_without_running_the_gpu_sized_ones():
+    """--all-workloads records the launches of the timed, GPU-sized workloads with their kernels skipped (the
+    interpreter would take hours on them); --resources reads each compiled launch's registers, local and shared
+    memory from its cubin and works out how many programs fit on an SM."""
+    task = compile_check.load_task("rope_qk_norm", REPO)  # its GPU-sized inputs are made on the CPU in seconds
+    outcome = compile_check.check(task.name, "expert", task.expert_path, measure=True, every_workload=True)
+    assert outcome.ok, outcome.error or outcome.failures
+    seen = {r["workload"] for r in outcome.resources}
+    timed = {w.name for w in task.workloads if not w.interpret}
+    assert timed and seen & timed, seen  # launches of GPU-sized workloads, recorded without running them
+    for r in outcome.resources:
+        assert r["regs"] > 0 and r["warps"] >= 1 and r["local"] >= 0 and r["shared"] >= 0
+        # one program's warps, each taking whole units of 8 registers a thread, against the 64K registers of an SM
+        assert r["by_regs"] == 65536 // (-(-r["regs"] // 8) * 8 * 32 * r["warps"])
+        assert r["per_sm"] == min(r["by_regs"], r["by_threads"], r["by_shared"], 32) >= 1
+    row = compile_check.table([outcome])[2]  # the first launch's line, under the solution's
+    assert " registers" in row and " a SM (by " in row
+    # without --all-workloads, the interpret workloads' launches only
+    plain = compile_check.check(task.name, "expert", task.expert_path, measure=True)
+    assert {r["workload"] for r in plain.resources} <= {w.name for w in (*task.workloads, *task.hidden) if w.interpret}

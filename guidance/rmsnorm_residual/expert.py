@@ -11,9 +11,11 @@ Design:
   the next power of two of hidden, the tail masked), forms h in fp32, rounds it to bf16 and stores it,
   then squares the *rounded* h (what a bf16 residual stream holds), reduces the row in fp32 and
   scales by rsqrt -- one reduction, no second mean pass, nothing re-read from memory.
-- Persistent grid: 2 programs of 16 warps per SM (1024 threads; ~64 registers each fit the register
-  file), each walking row tiles with a grid stride. The weight is loaded once per program and reused
-  for every tile, instead of once per row.
+- Persistent grid: 2 programs of 16 warps per SM (1024 threads), each walking row tiles with a grid
+  stride. The weight is loaded once per program and reused for every tile, instead of once per row.
+  Both fit an SM's registers at hidden 4096-8192 (57-64 a thread), but at hidden 16384 the kernel
+  takes 128 registers a thread and one program fits an SM: the second program of each SM waits for
+  the first (compiled for sm_90 by `benchmarks/compile_check.py --resources --all-workloads`).
 - Software pipelining in registers: while a tile is reduced and stored, the loads of the program's
   next tile are already in flight, so the SM's memory pipe never idles on the reduction. This is what
   makes the persistent grid pay: without it, a persistent loop serialises load -> reduce -> store and
