@@ -10,7 +10,10 @@ num_warps / num_stages and the other options given), then imports the solution a
 every distinct launch with Triton's own compiler for GPUTarget("cuda", 90, 32) down to a cubin (Triton's bundled
 ptxas; no driver, no GPU). The arguments are specialised as a launch would specialise them (Triton's own binder).
 
-It proves the kernels compile; not that they are correct, fast or free of races on a GPU.
+It proves the kernels compile; not that they are correct, fast or free of races on a GPU. Every config of an
+`@triton.autotune` is a launch (the GPU compiles each while it tunes; the interpreter runs the first, the harness's
+rule, and the others are recorded), and kernels in modules beside the solution (which an eval copies along) are
+compiled like its own.
 
 --resources lists what each compiled launch takes of an SM (Triton's bundled cuobjdump on the cubin): registers a
 thread, local memory a thread (spills and stack arrays), shared memory a program, its warps, and how many of its
@@ -122,6 +125,8 @@ def _decode(encoded: dict[str, Any]) -> Any:
 def _load(path: Path, name: str) -> Any:
     import importlib.util
 
+    if str(path.parent) not in sys.path:  # its sibling modules import as they do in an eval (copied beside it)
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -134,21 +139,41 @@ def record_launches(task_name: str, path: Path, every_workload: bool = False) ->
     """Every distinct launch of the solution's interpret workloads (or, recorded and not run, of every workload),
     first seen first, each with the workload it was first seen in."""
     os.environ["TRITON_INTERPRET"] = "1"
+    from triton.runtime.autotuner import Autotuner
     from triton.runtime.interpreter import InterpretedFunction
 
     seen: dict[str, dict[str, Any]] = {}
-    original = InterpretedFunction.run
+    original, original_autotuned = InterpretedFunction.run, Autotuner.run
     workload = ""
+    skipping = False
 
     def run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
         launch = {"kernel": self.fn.__qualname__, "file": self.fn.__code__.co_filename,
                   "args": [_encode(a) for a in args], "kwargs": {k: _encode(v) for k, v in kwargs.items()}}  # fmt: skip
         seen.setdefault(json.dumps(launch, sort_keys=True), {**launch, "workload": workload})
-        if every_workload:
+        if every_workload or skipping:
             return None  # recorded, not run: a GPU-sized workload would take the interpreter hours
         return original(self, *args, grid=grid, warmup=warmup, **kwargs)
 
+    def autotuned(self: Any, *args: Any, **kwargs: Any) -> Any:
+        """Every config of an @triton.autotune is a launch the GPU will compile while it tunes: each is recorded
+        (not run), then the first runs as the harness runs it in interpret mode (tuning needs a driver)."""
+        nonlocal skipping
+        configs = self.configs
+        for config in configs[1:]:
+            skipping = True
+            try:
+                self.fn.run(*args, **kwargs, **config.all_kwargs())
+            finally:
+                skipping = False
+        self.configs = configs[:1]
+        try:
+            return original_autotuned(self, *args, **kwargs)
+        finally:
+            self.configs = configs
+
     InterpretedFunction.run = run  # type: ignore[method-assign]
+    Autotuner.run = autotuned  # type: ignore[method-assign]
     # the interpreter as the harness runs it (its fixes for kernels that are right on a GPU), so that whatever
     # passes `workbench eval` in interpret mode also runs here
     from workbench.harness.solution_side import interpreter_fixes
@@ -171,6 +196,7 @@ def record_launches(task_name: str, path: Path, every_workload: bool = False) ->
                     raise RuntimeError(f"{w.name}: {type(exc).__name__}: {exc} (with its kernels skipped)") from None
     finally:
         InterpretedFunction.run = original  # type: ignore[method-assign]
+        Autotuner.run = original_autotuned  # type: ignore[method-assign]
     return list(seen.values())
 
 
@@ -249,7 +275,7 @@ def resources(kernel: Any) -> dict[str, int]:
     per_warp = -(-max(regs, 1) * 32 // (REGISTER_UNIT * 32)) * REGISTER_UNIT * 32  # whole units a warp
     by_regs = SM_REGISTERS // (per_warp * warps)
     by_threads = SM_THREADS // (32 * warps)
-    by_shared = SM_SHARED // (shared + SHARED_RESERVED) if shared else SM_PROGRAMS
+    by_shared = SM_SHARED // (shared + SHARED_RESERVED) if shared else 1 << 20  # none taken: no bound
     return {"regs": regs, "local": local, "shared": shared, "warps": warps, "by_regs": by_regs,
             "by_threads": by_threads, "by_shared": by_shared,
             "per_sm": min(by_regs, by_threads, by_shared, SM_PROGRAMS)}  # fmt: skip
@@ -265,13 +291,20 @@ def record_one(task_name: str, path: Path, every_workload: bool = False) -> dict
 
 def compile_all(path: Path, launches: list[dict[str, Any]], measure: bool = False) -> dict[str, Any]:
     """The second child's work (a fresh process: the interpreter leaves Triton's language patched behind it)."""
-    kernels = _jit_functions(_load(path, "compiled_solution"))
+    solution = _load(path, "compiled_solution")
+    folder = path.resolve().parent
+    kernels = {(str(path), name): jit for name, jit in _jit_functions(solution).items()}
+    for module in list(sys.modules.values()):  # the sibling modules it imported, with their kernels
+        file = getattr(module, "__file__", None)
+        if module is not solution and file and Path(file).resolve().parent == folder:
+            kernels.update({(str(Path(file).resolve()), name): jit for name, jit in _jit_functions(module).items()})
     compiled, failures = 0, dict[str, int]()  # a message -> how many launches it failed
     used: list[dict[str, Any]] = []
     for launch in launches:
-        jit = kernels.get(launch["kernel"]) if launch["file"] == str(path) else None
+        jit = kernels.get((str(Path(launch["file"]).resolve()), launch["kernel"]))
         if jit is None:
-            failure = f"{launch['kernel']}: not a module-level kernel of {path.name}; not compiled"
+            where = Path(launch["file"]).name
+            failure = f"{launch['kernel']}: not a module-level kernel of {where} in {path.parent.name}/; not compiled"
             failures[failure] = failures.get(failure, 0) + 1
             continue
         try:
@@ -352,7 +385,8 @@ def table(outcomes: list[Outcome]) -> list[str]:
 
 
 def _used(r: dict[str, Any]) -> str:
-    limits = {"registers": r["by_regs"], "threads": r["by_threads"], "shared memory": r["by_shared"]}
+    limits = {"registers": r["by_regs"], "threads": r["by_threads"], "shared memory": r["by_shared"],
+              f"the {SM_PROGRAMS}-program limit": SM_PROGRAMS}  # fmt: skip
     bound = " and ".join(k for k, v in limits.items() if v == min(limits.values()))
     spill = f", {r['local']} B local a thread (spills, stack)" if r["local"] else ""
     return (f"{r['kernel']} [{r['workload']}] {r['constexprs']}: {r['warps']} warps, {r['regs']} registers{spill}, "

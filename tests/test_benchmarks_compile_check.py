@@ -72,3 +72,17 @@ def test_resources_of_every_workloads_launch_are_read_from_the_cubin_without_run
     # without --all-workloads, the interpret workloads' launches only
     plain = compile_check.check(task.name, "expert", task.expert_path, measure=True)
     assert {r["workload"] for r in plain.resources} <= {w.name for w in (*task.workloads, *task.hidden) if w.interpret}
+
+
+def test_every_config_of_an_autotuned_kernel_and_a_kernel_in_a_sibling_module_are_compiled():
+    """The GPU compiles every config an @triton.autotune lists while it tunes, so each is a launch to check (the
+    first runs under the interpreter, the others are recorded); a kernel in a module beside solution.py (an eval
+    copies it along) is found and compiled like one in solution.py."""
+    fixtures = REPO / "tests" / "fixtures" / "compile_check"
+    tuned = compile_check.check("swiglu", "autotuned", fixtures / "swiglu_autotuned.py", measure=True)
+    assert tuned.ok, tuned.error or tuned.failures
+    configs = {(r["constexprs"], r["warps"]) for r in tuned.resources}
+    assert configs == {("BLOCK=256", 2), ("BLOCK=1024", 4)}, configs
+    beside = compile_check.check("swiglu", "sibling", fixtures / "sibling" / "solution.py", measure=True)
+    assert beside.ok and beside.compiled == beside.recorded > 0, beside.error or beside.failures
+    assert {r["kernel"] for r in beside.resources} == {"swiglu_rows"}
