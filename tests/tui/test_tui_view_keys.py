@@ -130,12 +130,12 @@ async def test_at_80x24_the_taken_over_footer_keeps_evaluate_submit_and_note(app
         await wait_until(pilot, lambda: screen.is_mounted and screen.loop.status == LoopState.PAUSED)
         await pilot.press("t")
         await wait_until(pilot, lambda: screen.loop.status == LoopState.TAKEN_OVER and screen.editor.has_focus)
-        await pilot.pause(0.2)
+        # the footer is painted a moment after the focus moves: waited for, not slept on (a loaded machine)
+        await wait_until(pilot, lambda: "esc Leave editor" in footer_line(app), what="the editing footer")
         editing = footer_line(app)  # only what works while typing: no letter keys, no /
-        assert "esc Leave editor" in editing and "^t" in editing and "Evaluate" not in editing
-        assert "Search" not in editing
+        assert "^t" in editing and "Evaluate" not in editing and "Search" not in editing
         await pilot.press("escape")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: "esc Home" in footer_line(app), what="the screen's footer")
         keys = footer_line(app)
         assert all(key in keys for key in ("esc Home", "e Evaluate", "u Submit", "n Note", "t Take over")), keys
     app.wait_closed()
