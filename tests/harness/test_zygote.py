@@ -10,7 +10,6 @@ looks for it from a worker forked by the same zygote.
 import json
 import subprocess
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 
@@ -63,8 +62,9 @@ SWEEP = textwrap.dedent(
 )
 
 
-def test_the_sweep_leaves_the_sandbox_as_it_was_and_refuses_what_it_cannot_restore():
-    home = Path(tempfile.mkdtemp(prefix="zygote-test-"))
+def test_the_sweep_leaves_the_sandbox_as_it_was_and_refuses_what_it_cannot_restore(tmp_path):
+    home = tmp_path / "zygote-test"
+    home.mkdir()
     kept = home / "work"
     kept.mkdir()
     env = sandbox.safe_environment(home=kept)

@@ -13,7 +13,6 @@ import ast
 import hashlib
 import os
 import shutil
-import tempfile
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,10 +20,13 @@ from typing import Any
 
 from workbench.harness import sandbox
 from workbench.harness.checker_pool import CheckerLost, acquire
+from workbench.harness.owned_tmp import owned_dir
 from workbench.harness.result import DeviceInfo, EvalResult, StaticResult, Violation, WorkloadResult, workload_from_dict
 from workbench.harness.spec import GPU_HELD, GPU_WAIT, EvalSpec, WorkloadSpec, draw_seed, group_to_json
 from workbench.harness.static_checks import DEFAULT_FORBIDDEN_CALLS, check_source
 from workbench.tasks import Task, Workload
+
+EVAL_PREFIX = "workbench-eval-"  # an eval's private copy and work folder; a killed eval's is removed by a later one
 
 # The agent's `evaluate` during iteration (one seed, this timing); `submit` keeps the defaults' full rigour.
 QUICK_TIMING = {"budget_s": 0.25, "target_rel_err": 0.01, "warmup_s": 0.1}
@@ -95,7 +97,7 @@ def evaluate(task: Task, solution: Path, options: EvalOptions | None = None) -> 
     result, source = _checked(task, solution, seed)
     if not result.static.ok:
         return result.finish()
-    eval_dir = Path(tempfile.mkdtemp(prefix="workbench-eval-"))
+    eval_dir = owned_dir(EVAL_PREFIX)
     try:
         spec = _spec(task, solution, source, mode, workloads, options, seed, eval_dir)
         result.confined = spec.confine
@@ -155,7 +157,7 @@ def evaluate_together(
             results.append(result)
             if not result.static.ok:
                 continue
-            folders.append(Path(tempfile.mkdtemp(prefix="workbench-eval-")))
+            folders.append(owned_dir(EVAL_PREFIX))
             spec = _spec(task, solution, source, mode, workloads, options, seed, folders[-1])
             if any(other.triton_cache == spec.triton_cache for other in specs):
                 # solutions of one folder (a ladder's rungs, one task's peers) share its cache one eval after the

@@ -12,7 +12,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +23,7 @@ import torch
 
 from workbench.harness import sandbox
 from workbench.harness.hang_report import dump_after, read_hung_at
+from workbench.harness.owned_tmp import owned_dir
 from workbench.harness.solution_side import wire
 from workbench.harness.zygote_handle import ForkedProcess, Zygote, ZygoteGone
 
@@ -66,7 +66,7 @@ class Worker:
         if zygote is not None:
             self._fork(zygote)
             return
-        self.home = Path(tempfile.mkdtemp(prefix="workbench-worker-"))
+        self.home = owned_dir("workbench-worker-")  # a killed checker's: removed later
         shutil.copytree(PACKAGE, self.home / "solution_side", ignore=shutil.ignore_patterns("__pycache__"))
         self.solution_dir, self.task_dir, self.work = self.home / "solution", self.home / "task", self.home / "work"
         self.triton_cache = plan.triton_cache or self.home / "triton-cache"

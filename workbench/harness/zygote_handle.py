@@ -18,12 +18,12 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from workbench.harness import sandbox
+from workbench.harness.owned_tmp import owned_dir
 from workbench.harness.solution_side.sweep import MESSAGE_BYTES, remove, send
 
 PACKAGE = Path(__file__).resolve().parent / "solution_side"
@@ -35,52 +35,11 @@ class ZygoteGone(RuntimeError):
 
 
 HOME_PREFIX = "workbench-zygote-"
-UNOWNED_GRACE_S = 3600.0  # a home without its owner's name is being made now, or is an older version's: left this long
-
-
-def _started(pid: int) -> str | None:
-    """When a process started (clock ticks since boot, /proc/PID/stat field 22): a pid is reused, a start is not."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[19]
-
-
-def remove_stale_homes(tmp: Path | None = None) -> list[Path]:
-    """Remove the homes of zygotes whose checker is gone. close() removes a home, but a checker that is killed
-    (an eval's caller interrupted, a test run cut off) never gets to; each left ~200 KB in /tmp for good."""
-    removed = []
-    for home in Path(tmp or tempfile.gettempdir()).glob(f"{HOME_PREFIX}*"):
-        try:
-            if home.stat().st_uid != os.getuid():
-                continue  # another user's
-            owner = (home / "owner").read_text().split()
-        except FileNotFoundError:
-            try:
-                if time.time() - home.stat().st_mtime < UNOWNED_GRACE_S:
-                    continue
-            except OSError:
-                continue
-            owner = []
-        except OSError:
-            continue
-        if len(owner) == 2 and owner[0].isdigit() and _started(int(owner[0])) == owner[1]:
-            continue  # its checker is alive
-        shutil.rmtree(home, ignore_errors=True)
-        removed.append(home)
-    return removed
 
 
 class Zygote:
-    _swept = False  # the stale homes are removed once a process
-
     def __init__(self, limits: sandbox.Limits) -> None:
-        if not Zygote._swept:
-            Zygote._swept = True
-            remove_stale_homes()
-        self.home = Path(tempfile.mkdtemp(prefix=HOME_PREFIX))
-        (self.home / "owner").write_text(f"{os.getpid()} {_started(os.getpid())}")
+        self.home = owned_dir(HOME_PREFIX)  # a killed checker's is removed by a later one
         shutil.copytree(PACKAGE, self.home / "solution_side", ignore=shutil.ignore_patterns("__pycache__"))
         self.solution_dir, self.task_dir, self.work = self.home / "solution", self.home / "task", self.home / "work"
         self.triton_cache = self.home / "triton-cache"

@@ -1,5 +1,5 @@
-"""A zygote's home folder in /tmp is removed when its checker is gone, also a checker that was killed and never
-closed it (each such home was left for good)."""
+"""Folders in /tmp (an eval's, a worker's home, a zygote's home) are removed once the process that made them is gone,
+also one that was killed and never removed them (each such folder was left for good)."""
 
 import os
 import signal
@@ -10,7 +10,9 @@ import time
 import pytest
 
 from workbench.harness import sandbox
-from workbench.harness.zygote_handle import HOME_PREFIX, UNOWNED_GRACE_S, _started, remove_stale_homes
+from workbench.harness.owned_tmp import UNOWNED_GRACE_S, owned_dir, remove_stale, started
+from workbench.harness.runner import EVAL_PREFIX
+from workbench.harness.zygote_handle import HOME_PREFIX
 
 
 def _home(tmp, name, owner=None, age_s=0.0):
@@ -28,7 +30,7 @@ def _home(tmp, name, owner=None, age_s=0.0):
 def test_only_the_homes_of_gone_checkers_are_removed(tmp_path):
     ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead_pid = int(ended.stdout)
-    me = f"{os.getpid()} {_started(os.getpid())}"
+    me = f"{os.getpid()} {started(os.getpid())}"
     homes = {
         "alive": _home(tmp_path, "alive", me),
         "dead": _home(tmp_path, "dead", f"{dead_pid} 12345"),
@@ -39,7 +41,7 @@ def test_only_the_homes_of_gone_checkers_are_removed(tmp_path):
     }
     other = tmp_path / "workbench-something-else"
     other.mkdir()
-    removed = set(remove_stale_homes(tmp_path))
+    removed = set(remove_stale(HOME_PREFIX, tmp_path))
     assert removed == {homes["dead"], homes["pid-reused"], homes["old-unowned"], homes["garbled"]}
     assert all(not h.exists() for h in removed)
     assert homes["alive"].exists() and homes["being-made"].exists() and other.exists()
@@ -60,9 +62,38 @@ def test_a_killed_checkers_zygote_home_is_removed_by_the_next_one(tmp_path):
     try:
         home = tmp_path / os.path.basename(proc.stdout.readline().strip())
         assert home.is_dir() and home.name.startswith(HOME_PREFIX)
-        assert remove_stale_homes(tmp_path) == [] and home.exists()  # its checker is alive
+        assert remove_stale(HOME_PREFIX, tmp_path) == [] and home.exists()  # its checker is alive
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     assert home.exists()  # nothing of the killed checker removed it
-    assert remove_stale_homes(tmp_path) == [home] and not home.exists()
+    assert remove_stale(HOME_PREFIX, tmp_path) == [home] and not home.exists()
+
+
+def test_a_killed_processs_eval_folder_is_removed_by_its_next_eval_folder(tmp_path, monkeypatch):
+    """What a session process killed mid-eval left (its private copy of the solution): the first eval folder a later
+    process makes removes it; a live process's folder stays."""
+    code = (
+        "import time\n"
+        "from workbench.harness.owned_tmp import owned_dir\n"
+        f"print(owned_dir({EVAL_PREFIX!r}), flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        left = tmp_path / os.path.basename(proc.stdout.readline().strip())
+        (left / "solution").mkdir()
+        (left / "solution" / "solution.py").write_text("# a private copy\n")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    import workbench.harness.owned_tmp as owned_tmp
+
+    monkeypatch.setattr(owned_tmp, "_swept", set())  # this process has made none yet
+    monkeypatch.setattr(owned_tmp.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(owned_tmp.tempfile, "tempdir", str(tmp_path))
+    mine = owned_dir(EVAL_PREFIX)
+    assert not left.exists() and mine.is_dir() and (mine / "owner").is_file()
+    second = owned_dir(EVAL_PREFIX)  # the sweep is once a process: a second folder removes nothing
+    assert mine.exists() and second.exists()
