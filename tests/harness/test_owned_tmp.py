@@ -1,6 +1,7 @@
 """Folders in /tmp (an eval's, a worker's home, a zygote's home) are removed once the process that made them is gone,
 also one that was killed and never removed them (each such folder was left for good)."""
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -47,25 +48,30 @@ def test_only_the_homes_of_gone_checkers_are_removed(tmp_path):
     assert homes["alive"].exists() and homes["being-made"].exists() and other.exists()
 
 
-@pytest.mark.skipif(not sandbox.confinement().works, reason="needs bubblewrap")
-def test_a_killed_checkers_zygote_home_is_removed_by_the_next_one(tmp_path):
-    code = (
-        "import sys, time\n"
-        "from workbench.harness.worker_handle import worker_limits\n"
-        "from workbench.harness.zygote_handle import Zygote\n"
-        "z = Zygote(worker_limits('interpret'))\n"
-        "print(z.home, flush=True)\n"
-        "time.sleep(600)\n"
-    )
+@contextlib.contextmanager
+def _process_holding(tmp_path, code):
+    """A process that runs `code` (which prints the folder it made, then sleeps) with tmp_path as its temporary
+    directory; the folder is given while the process lives, and the process is killed (SIGKILL) on leaving."""
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen([sys.executable, "-c", code + "import time\ntime.sleep(600)\n"], stdout=subprocess.PIPE,
+                            text=True, env=env)  # fmt: skip
     try:
-        home = tmp_path / os.path.basename(proc.stdout.readline().strip())
-        assert home.is_dir() and home.name.startswith(HOME_PREFIX)
-        assert remove_stale(HOME_PREFIX, tmp_path) == [] and home.exists()  # its checker is alive
+        yield tmp_path / os.path.basename(proc.stdout.readline().strip())
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+
+
+@pytest.mark.skipif(not sandbox.confinement().works, reason="needs bubblewrap")
+def test_a_killed_checkers_zygote_home_is_removed_by_the_next_one(tmp_path):
+    code = (
+        "from workbench.harness.worker_handle import worker_limits\n"
+        "from workbench.harness.zygote_handle import Zygote\n"
+        "print(Zygote(worker_limits('interpret')).home, flush=True)\n"
+    )
+    with _process_holding(tmp_path, code) as home:
+        assert home.is_dir() and home.name.startswith(HOME_PREFIX)
+        assert remove_stale(HOME_PREFIX, tmp_path) == [] and home.exists()  # its checker is alive
     assert home.exists()  # nothing of the killed checker removed it
     assert remove_stale(HOME_PREFIX, tmp_path) == [home] and not home.exists()
 
@@ -73,21 +79,10 @@ def test_a_killed_checkers_zygote_home_is_removed_by_the_next_one(tmp_path):
 def test_a_killed_processs_eval_folder_is_removed_by_its_next_eval_folder(tmp_path, monkeypatch):
     """What a session process killed mid-eval left (its private copy of the solution): the first eval folder a later
     process makes removes it; a live process's folder stays."""
-    code = (
-        "import time\n"
-        "from workbench.harness.owned_tmp import owned_dir\n"
-        f"print(owned_dir({EVAL_PREFIX!r}), flush=True)\n"
-        "time.sleep(600)\n"
-    )
-    env = {**os.environ, "TMPDIR": str(tmp_path)}
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
-    try:
-        left = tmp_path / os.path.basename(proc.stdout.readline().strip())
+    code = f"from workbench.harness.owned_tmp import owned_dir\nprint(owned_dir({EVAL_PREFIX!r}), flush=True)\n"
+    with _process_holding(tmp_path, code) as left:
         (left / "solution").mkdir()
         (left / "solution" / "solution.py").write_text("# a private copy\n")
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
     import workbench.harness.owned_tmp as owned_tmp
 
     monkeypatch.setattr(owned_tmp, "_swept", set())  # this process has made none yet

@@ -126,9 +126,7 @@ class EvalRun:
 
     def worker_lost(self, result: WorkloadResult, gone: WorkerGone) -> None:
         """The worker died or timed out on this workload: its error, and a fresh worker for the next one."""
-        reason = f"timed out after {self.spec.timeout_s:g} s (killed)" if gone.timed_out else gone.reason
-        if gone.hung_at:
-            reason += f"; it was at {gone.hung_at}"
+        reason = f"timed out after {self.spec.timeout_s:g} s (killed){gone.where()}" if gone.timed_out else gone.reason
         result.correct, result.failure, result.error = False, "error", reason
         if self.worker is not None:
             self.worker.close()
@@ -193,8 +191,8 @@ class EvalRun:
         except WorkerGone as gone:
             reason = gone.reason
             if gone.timed_out:
-                reason = f"timed out after {spec.startup_timeout_s:g} s while loading the solution (killed)"
-                reason += f"; it was at {gone.hung_at}" if gone.hung_at else ""
+                limit = spec.startup_timeout_s
+                reason = f"timed out after {limit:g} s while loading the solution (killed){gone.where()}"
             self.emit("fatal", error=f"could not load the solution: {reason}")
             return False
         except Rejected as exc:

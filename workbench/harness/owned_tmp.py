@@ -16,9 +16,8 @@ import time
 from pathlib import Path
 
 OWNER_FILE = "owner"
-UNOWNED_GRACE_S = (
-    3600.0  # a folder without its owner's line is being made now, or is an older version's: left this long
-)
+# a folder without its owner's line is being made now, or is an older version's: left this long
+UNOWNED_GRACE_S = 3600.0
 
 _swept: set[str] = set()
 _lock = threading.Lock()

@@ -39,6 +39,10 @@ class WorkerGone(RuntimeError):
         self.timed_out = timed_out
         self.hung_at = hung_at  # a timed-out worker's innermost frames, from its own stack dump ("" when none)
 
+    def where(self) -> str:
+        """What to add to a timeout's message: where the worker was, when it said."""
+        return f"; it was at {self.hung_at}" if self.hung_at else ""
+
 
 @dataclass(frozen=True)
 class WorkerPlan:

@@ -260,8 +260,9 @@ class AgentLoop:
             self._require_takeover()
             # Against the last recorded version: a save made outside the app is already on disk, and is not written
             # again (a write is a save to the app's watcher).
-            before = self.state.files.get("solution.py", self._read_solution())
-            if self._read_solution() != source:
+            on_disk = self._read_solution()
+            before = self.state.files.get("solution.py", on_disk)
+            if on_disk != source:
                 write_whole(self.work / "solution.py", source)
             if before == source:
                 return  # nothing changed since the last recorded version: no edit to record
