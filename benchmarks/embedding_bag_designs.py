@@ -86,7 +86,7 @@ def rule(warps: int, tile_scale: float = 1.0, block_d_cap: int = 256,
     """A `_config` rule: `warps` warps, the expert's indices per chunk times `tile_scale` (or `idx_block`), BLOCK_D
     capped at `block_d_cap`."""
 
-    def config(dim: int) -> Config:
+    def config(dim: int, itemsize: int = 4) -> Config:  # the expert's rule before 2026-12-03 18:30
         block_d = min(next_power_of_2(dim), block_d_cap)
         expert_idx = max(16, min(32, 4096 // min(next_power_of_2(dim), 256)))
         chosen = idx_block if idx_block else max(1, int(expert_idx * tile_scale))
@@ -146,7 +146,7 @@ def policy_candidate(expert: Any, cache: str, evict: str) -> Callable[..., Any]:
         out = torch.empty((num_bags, dim), dtype=weight.dtype, device=weight.device)
         if num_bags == 0:
             return out
-        block_d, idx_block, num_warps = expert._config(dim)
+        block_d, idx_block, num_warps = expert._config(dim, weight.element_size())
         _bag_policy_kernel[(num_bags, triton.cdiv(dim, block_d))](
             weight, indices, offsets, out, dim, weight.stride(0), out.stride(0),
             IS_MEAN=mode == "mean", BLOCK_D=block_d, IDX_BLOCK=idx_block, ROW_CACHE=cache, ROW_EVICT=evict,

@@ -16,7 +16,13 @@ Design:
   rows are gathered as one [IDX_BLOCK, BLOCK_D] tile: IDX_BLOCK independent row reads in flight per
   program, each row read as contiguous 16-byte vectors. BLOCK_D covers the whole row (dim <= 256).
 - The accumulator is the 2-D tile itself (L3.1): acc += rows, one cross-lane reduction per bag at the
-  end instead of one per chunk; IDX_BLOCK * BLOCK_D ~ 4096 fp32 keeps it at ~32 registers per thread.
+  end instead of one per chunk. The tile and warps by the row's element size, measured on an H200
+  (benchmarks/embedding_bag_designs.py, 2026-12-03 18:22 UTC): 2-byte rows on ONE warp with 8 rows a
+  chunk at dim <= 128, 4 at 256 (torchrec-fp16-dim64-sum 391.8 -> 122.8 us, fp16-dim256-mean 373.5 ->
+  203.3 against 32 / 16 rows on 4 warps); fp32 rows on 4 warps with 8 rows a chunk (dlrm-criteo-fp32-sum
+  434.3 -> 376.7; one warp there: 410.9). On one warp the per-bag tl.sum is shuffles within the warp, no
+  shared memory and no barrier, and small programs keep many bags in flight per SM: bags are short (20
+  lookups at dim 64), so the epilogue is paid often. Why fp32 rows prefer 4 warps is not established.
 - The next chunk's indices are loaded before the current rows are gathered (L3.2), so the index
   load latency is hidden behind the row gathers. Rows keep the default cache policy: popular rows are
   looked up many times per batch and stay in L2.
@@ -76,11 +82,13 @@ def _embedding_bag_kernel(
     tl.store(out_ptr + bag.to(tl.int64) * stride_o + offs_d, total.to(out_ptr.dtype.element_ty), mask=mask_d)
 
 
-def _config(dim: int):
+def _config(dim: int, itemsize: int):
+    """(BLOCK_D, IDX_BLOCK, num_warps) by the row's width and element size (measured, see L3.1 above)."""
     block_d = min(triton.next_power_of_2(dim), 256)
-    # ~4096 fp32 accumulator elements per program: 32 rows of 64-128, 16 rows of 256
-    idx_block = max(16, min(32, 4096 // block_d))
-    return block_d, idx_block, 4  # 4 warps: 16-32 accumulator elements per thread
+    if itemsize >= 4:
+        return block_d, 8, 4  # fp32 rows: 8 rows a chunk over 4 warps, 8 accumulator elements a thread at dim 128
+    # 2-byte rows: one warp, 8 rows a chunk up to dim 128, 4 at 256 (16-32 accumulator elements a thread)
+    return block_d, max(4, min(8, 1024 // block_d)), 1
 
 
 def solution(weight, indices, offsets, mode):
@@ -93,7 +101,7 @@ def solution(weight, indices, offsets, mode):
     if num_bags == 0:
         return out
 
-    block_d, idx_block, num_warps = _config(dim)
+    block_d, idx_block, num_warps = _config(dim, weight.element_size())
     grid = (num_bags, triton.cdiv(dim, block_d))
     _embedding_bag_kernel[grid](
         weight,
