@@ -62,21 +62,21 @@ STORIES = (
             "h rounded and stored, the rounded h squared and reduced once in fp32, scaled with tl.rsqrt. L1.2: the "
             "masked next_power_of_2 row block, the mean over the true width. Still one program per row.",
             "L2.1: one launch, each row tile loaded once into registers and kept there until its last store. "
-            "L2.2: a persistent grid sized from the SM count, the weight loaded once per program before its loop. "
+            "L2.2: one program per row tile, no persistent loop. "
             "L2.3: several short rows per tile, reduced along axis 1 with a row mask.",
-            "L3.1: the next tile's loads issued before the current tile is reduced and stored. L3.2: warps, "
-            "programs per SM and 16-byte vectors sized from the tile. L3.3: the weight kept in cache with "
-            "evict_last, x and residual left at the default policy.",
+            "L3.1: one tile of live state per program, no prefetch into registers. L3.2: warps and 16-byte "
+            "vectors sized from the row (8 warps up to 4096 elements, 16 from 8192). L3.3: the weight kept in "
+            "cache with evict_last, x and residual left at the default policy.",
         ),
         guided_note="# Design\n\n"
         "- L1.1: one kernel; x + residual in fp32, h rounded to bf16 and stored, the rounded h squared and reduced\n"
         "  once in fp32, `tl.rsqrt`, y cast once at the store.\n"
         "- L1.2: BLOCK_N = next_power_of_2(hidden), every load and store masked, the mean over hidden.\n"
         "- L2.1: a row tile stays in registers from its load to its last store; h is never read back.\n"
-        "- L2.2: grid = min(tiles, SMs x programs per SM), a grid-stride loop, the weight loaded before it.\n"
+        "- L2.2: grid = cdiv(rows, ROWS_PER_TILE), one tile per program, no grid-stride loop.\n"
         "- L2.3: ROWS_PER_TILE rows per tile for short rows, `tl.sum(..., axis=1)`, rows masked.\n"
-        "- L3.1: the next tile's loads are issued before the current tile's reduction (masked past the last).\n"
-        "- L3.2: warps and programs per SM from the tile size.\n"
+        "- L3.1: one tile of loads per program, no next-tile prefetch (registers buy residency instead).\n"
+        "- L3.2: warps from the tile size: 8 up to 4096 elements, 16 from 8192.\n"
         "- L3.3: `evict_last` on the weight; the streams keep the default policy.\n",
     ),
     Story(

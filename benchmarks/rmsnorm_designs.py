@@ -54,6 +54,10 @@ candidates should land between the expert and the rung (their prefetch registers
 resident: 4 / 2 / 1 at 8 warps). If none of them moves the expert, the body is the difference (the rung reloads the
 weight per row, without an eviction hint) and the next candidates are kernel-body ones: the expert without the
 register prefetch, or with it at 8 warps and a lower register bound.
+
+Since 2026-12-03 18:40 UTC the expert is the "1 row/program w8|w16" design in a kernel of its own (one tile per
+program, no loop): the candidates below swap the _config of the persistent, prefetching kernel it replaced, so
+this sweep runs against that expert, at commit 96656d4 (`git worktree add /tmp/at-96656d4 96656d4`).
 """
 
 from __future__ import annotations
@@ -129,6 +133,9 @@ GPU_LIKE_SHAPES = [
 
 
 def candidates(files: TaskFiles, chosen: list[str] | None) -> dict[str, Callable[..., Any]]:
+    if "num_sms" not in files.expert._config.__code__.co_varnames:
+        raise SystemExit("rmsnorm_designs.py: the expert is no longer the persistent kernel these designs swap the "
+                         "_config of; run it at commit 96656d4 (see the module docstring)")  # fmt: skip
     designs: dict[str, Callable[..., Any]] = {"expert (as shipped)": files.expert.solution}
     designs |= {name: with_config(files.expert, config) for name, config in CONFIGS.items()}
     designs["l1 rung"] = files.ladder_modules()["l1"].solution

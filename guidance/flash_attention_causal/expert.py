@@ -25,6 +25,15 @@ Design (one guidance item per idea):
 
 Memory traffic per call: Q read once and O written once (B*H*S*D*itemsize each); K and V tiles are read
 by every query block at or below them, which is ~S/BLOCK_M re-reads served mostly from L2.
+
+* Addressing. Q, K, V and O are taken contiguous, so one head stride (S * D) and one row stride (D) address
+  all four and the program's head is program_id(1) times that stride (no batch / head division). On an H200
+  (`python benchmarks/attention_designs.py --designs "expert (as shipped)" "body:"`, 2026-12-03 18:23 UTC)
+  this kernel, at the same tiles, took 389.4 / 618.2 / 536.4 us on opt-1.3b-prefill-2k / llama3-8b-prefill-4k
+  / llama3-8b-tp8-prefill-16k where the former one, with a stride per tensor and dimension, took 402.2 / 663.1
+  / 573.0. Compiled for sm_90 it takes 220 / 167 registers a thread at D = 64 / 128 where the former took 255 /
+  208 (`benchmarks/compile_check.py --resources`), consistent with K and V sharing one [BLOCK_N, D] offset
+  tensor; which change is the gain (the shared stride or the dropped division) was not isolated.
 """
 
 import math
@@ -44,12 +53,12 @@ def _attend_tiles(
     l_i,
     m_i,
     q,
-    k_ptrs,
-    v_ptrs,
-    stride_kn,
-    stride_vn,
+    k_base,
+    v_base,
+    stride_row,
     offs_m,
     offs_n,
+    offs_d,
     lo,
     hi,
     seq_len,
@@ -58,9 +67,10 @@ def _attend_tiles(
     DIAGONAL: tl.constexpr,
     EVEN: tl.constexpr,
 ):
-    """Run the online softmax over key tiles [lo, hi); DIAGONAL tiles get the causal mask."""
-    k_ptrs += lo * stride_kn
-    v_ptrs += lo * stride_vn
+    """Run the online softmax over key tiles [lo, hi); DIAGONAL tiles get the causal mask. K and V rows share one
+    row stride, so their [BLOCK_N, D] tiles are addressed by the same offsets."""
+    k_ptrs = k_base + (lo + offs_n)[:, None] * stride_row + offs_d[None, :]
+    v_ptrs = v_base + (lo + offs_n)[:, None] * stride_row + offs_d[None, :]
     for start_n in range(lo, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
         if DIAGONAL and not EVEN:
@@ -87,8 +97,8 @@ def _attend_tiles(
             v = tl.load(v_ptrs)
         acc = tl.dot(p.to(v.dtype), v, acc)
         m_i = m_new
-        k_ptrs += BLOCK_N * stride_kn
-        v_ptrs += BLOCK_N * stride_vn
+        k_ptrs += BLOCK_N * stride_row
+        v_ptrs += BLOCK_N * stride_row
     return acc, l_i, m_i
 
 
@@ -98,20 +108,9 @@ def flash_attn_causal_kernel(
     k_ptr,
     v_ptr,
     o_ptr,
-    stride_qb,
-    stride_qh,
-    stride_qm,
-    stride_kb,
-    stride_kh,
-    stride_kn,
-    stride_vb,
-    stride_vh,
-    stride_vn,
-    stride_ob,
-    stride_oh,
-    stride_om,
-    H,
     seq_len,
+    stride_head,
+    stride_row,
     qk_scale,
     HEAD_DIM: tl.constexpr,
     BLOCK_M: tl.constexpr,
@@ -119,31 +118,23 @@ def flash_attn_causal_kernel(
     EVEN: tl.constexpr,
     HEAVY_FIRST: tl.constexpr,
 ):
+    """Q, K, V and O are contiguous [B, H, S, D]: one head stride (S * D) and one row stride (D) address all four."""
     # Heaviest query block first: block i has i + 1 diagonal-or-below tile rows of work.
     if HEAVY_FIRST:
         pid_m = tl.num_programs(0) - 1 - tl.program_id(0)
     else:
         pid_m = tl.program_id(0)
-    pid_bh = tl.program_id(1)
-    b = pid_bh // H
-    h = pid_bh % H
+    head = tl.program_id(1).to(tl.int64) * stride_head  # batch * heads flattened: no division
     start_m = pid_m * BLOCK_M
 
     offs_m = start_m + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, HEAD_DIM)
-    q_base = q_ptr + b.to(tl.int64) * stride_qb + h.to(tl.int64) * stride_qh
-    k_base = k_ptr + b.to(tl.int64) * stride_kb + h.to(tl.int64) * stride_kh
-    v_base = v_ptr + b.to(tl.int64) * stride_vb + h.to(tl.int64) * stride_vh
-    o_base = o_ptr + b.to(tl.int64) * stride_ob + h.to(tl.int64) * stride_oh
-
-    q_ptrs = q_base + offs_m[:, None] * stride_qm + offs_d[None, :]
+    q_ptrs = q_ptr + head + offs_m[:, None] * stride_row + offs_d[None, :]
     if EVEN:
         q = tl.load(q_ptrs)
     else:
         q = tl.load(q_ptrs, mask=offs_m[:, None] < seq_len, other=0.0)
-    k_ptrs = k_base + offs_n[:, None] * stride_kn + offs_d[None, :]
-    v_ptrs = v_base + offs_n[:, None] * stride_vn + offs_d[None, :]
 
     m_i = tl.full([BLOCK_M], _MASKED, dtype=tl.float32)
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
@@ -151,18 +142,18 @@ def flash_attn_causal_kernel(
 
     # Stage 1: key tiles entirely at or below every row of the block: no mask.
     acc, l_i, m_i = _attend_tiles(
-        acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, offs_m, offs_n, 0, start_m, seq_len, qk_scale,
-        BLOCK_N, False, EVEN,
+        acc, l_i, m_i, q, k_ptr + head, v_ptr + head, stride_row, offs_m, offs_n, offs_d, 0, start_m, seq_len,
+        qk_scale, BLOCK_N, False, EVEN,
     )  # fmt: skip
     # Stage 2: the diagonal tiles [start_m, start_m + BLOCK_M), masked; tiles beyond are never visited.
     acc, l_i, m_i = _attend_tiles(
-        acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, offs_m, offs_n, start_m, start_m + BLOCK_M,
-        seq_len, qk_scale, BLOCK_N, True, EVEN,
+        acc, l_i, m_i, q, k_ptr + head, v_ptr + head, stride_row, offs_m, offs_n, offs_d, start_m,
+        start_m + BLOCK_M, seq_len, qk_scale, BLOCK_N, True, EVEN,
     )  # fmt: skip
 
     # Every row sees at least its own key, so l_i >= 1.
     out = acc / l_i[:, None]
-    o_ptrs = o_base + offs_m[:, None] * stride_om + offs_d[None, :]
+    o_ptrs = o_ptr + head + offs_m[:, None] * stride_row + offs_d[None, :]
     if EVEN:
         tl.store(o_ptrs, out.to(o_ptr.dtype.element_ty))
     else:
@@ -181,18 +172,14 @@ def solution(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     """Causal attention forward for q, k, v [B, H, S, D] (bf16 or fp16, D in {64, 128})."""
     B, H, S, D = q.shape
     assert k.shape == q.shape and v.shape == q.shape and D in (64, 128)
-    assert q.stride(-1) == 1 and k.stride(-1) == 1 and v.stride(-1) == 1
+    # one layout for all four tensors (a no-op for the contiguous tensors every workload passes)
+    q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
     o = torch.empty_like(q)
     BLOCK_M, BLOCK_N, num_warps, num_stages, heavy_first = _config(S, D)
     qk_scale = _LOG2E / math.sqrt(D)
     grid = (triton.cdiv(S, BLOCK_M), B * H)
     flash_attn_causal_kernel[grid](
-        q, k, v, o,
-        q.stride(0), q.stride(1), q.stride(2),
-        k.stride(0), k.stride(1), k.stride(2),
-        v.stride(0), v.stride(1), v.stride(2),
-        o.stride(0), o.stride(1), o.stride(2),
-        H, S, qk_scale,
+        q, k, v, o, S, S * D, D, qk_scale,
         HEAD_DIM=D, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, EVEN=S % BLOCK_M == 0, HEAVY_FIRST=heavy_first,
         num_warps=num_warps, num_stages=num_stages,
     )  # fmt: skip

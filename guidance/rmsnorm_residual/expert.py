@@ -11,25 +11,25 @@ Design:
   the next power of two of hidden, the tail masked), forms h in fp32, rounds it to bf16 and stores it,
   then squares the *rounded* h (what a bf16 residual stream holds), reduces the row in fp32 and
   scales by rsqrt -- one reduction, no second mean pass, nothing re-read from memory.
-- Persistent grid: 2 programs of 16 warps per SM (1024 threads), each walking row tiles with a grid
-  stride. The weight is loaded once per program and reused for every tile, instead of once per row.
-  Both fit an SM's registers at hidden 4096-8192 (57-64 a thread), but at hidden 16384 the kernel
-  takes 128 registers a thread and one program fits an SM: the second program of each SM waits for
-  the first (compiled for sm_90 by `benchmarks/compile_check.py --resources --all-workloads`).
-- Software pipelining in registers: while a tile is reduced and stored, the loads of the program's
-  next tile are already in flight, so the SM's memory pipe never idles on the reduction. This is what
-  makes the persistent grid pay: without it, a persistent loop serialises load -> reduce -> store and
-  ran ~5% slower than one-program-per-row on the H200; with it, it is 1-2% faster.
+- One program per row tile, no persistent loop (L2.2). The hardware keeps as many programs resident
+  per SM as registers allow, and each resident program has a whole row of x and residual in flight;
+  the weight (2 * hidden bytes against 8 * hidden moved per row) is re-read from L2 per row.
 - For small hidden sizes a tile holds several rows (ROWS_PER_TILE * BLOCK_N ~ 4096 elements), so each
   program still has >= 16 KB of loads in flight; for hidden >= 4096 one row per tile.
-- 16 warps for every tile of >= 4096 elements: 8-32 elements per thread per tensor, i.e. 16-byte
-  vector accesses (rows are contiguous and Triton specialises the row strides as multiples of 16).
+- Warps by row width (L3.2): 8 up to 4096-element rows, 16 from 8192 (as Liger-Kernel's
+  calculate_settings): 16-32 bf16 elements per thread per tensor, 16-byte vector accesses (rows are
+  contiguous and Triton specialises the row strides as multiples of 16), few registers a thread.
 - Cache hints: the weight is kept in L2 (evict_last) since every program reads it. x and residual
   are left at the default policy: marking them evict_first measured 3-5% slower on the H200.
 
-Measured on an H200 (triton 3.6, torch 2.11), SOL at 4.3 TB/s:
-16384x4096 139 us (90%), 8192x7168 121 us (90%), 8192x8192 138 us (91%), 4096x16384 136 us (92%).
-For comparison, torch.add(x, residual) alone (3 of the 4 passes) streams at ~95% of 4.3 TB/s.
+What it replaced (measured on an H200, `python benchmarks/rmsnorm_designs.py`, 2026-12-03 18:22 UTC,
+llama3-8b / deepseek-v3 / llama3-70b / llama3-405b prefill, us): a persistent grid of 2 programs of 16
+warps per SM, each prefetching its next tile into registers, 138.7 / 120.2 / 137.9 / 137.8; its kernel
+launched one row per program at these warps, 135.1 / 116.4 / 132.6 / 134.0 (Liger's fused add + RMSNorm
+took 135.0 / 117.8 / 133.5 / 134.8 in the suite run of 13:06 UTC). The prefetched tile doubled the
+registers a thread (57-128 at 16 warps), so 1-2 programs fit an SM with one tile each in flight, and
+264 programs walking 8192 rows left a part-tile tail; with one row per program, 4-8 programs per SM
+each have a row in flight and there is no tail.
 """
 
 import torch
@@ -51,82 +51,41 @@ def _add_rmsnorm_kernel(
     stride_rm,
     stride_hm,
     stride_ym,
-    num_tiles,
     ROWS_PER_TILE: tl.constexpr,
     BLOCK_N: tl.constexpr,
 ):
-    pid = tl.program_id(0)
-    num_progs = tl.num_programs(0)
-
     offs_n = tl.arange(0, BLOCK_N)
-    offs_r = tl.arange(0, ROWS_PER_TILE)
     mask_n = offs_n < n_cols
-
-    # weight: read once per program (2 * hidden bytes, from L2 after the first program), reused below
-    w = tl.load(w_ptr + offs_n, mask=mask_n, other=0.0, eviction_policy="evict_last").to(tl.float32)
-
-    # the grid never exceeds num_tiles, so this program's first tile exists
-    offs_m = (pid * ROWS_PER_TILE + offs_r).to(tl.int64)
+    offs_m = (tl.program_id(0) * ROWS_PER_TILE + tl.arange(0, ROWS_PER_TILE)).to(tl.int64)
     mask = (offs_m < n_rows)[:, None] & mask_n[None, :]
+    # read x and residual once: 4 bytes / element
     x = tl.load(x_ptr + offs_m[:, None] * stride_xm + offs_n[None, :], mask=mask, other=0.0)
     r = tl.load(res_ptr + offs_m[:, None] * stride_rm + offs_n[None, :], mask=mask, other=0.0)
+    # every program reads the weight: keep it in L2 while the activations stream past
+    w = tl.load(w_ptr + offs_n, mask=mask_n, other=0.0, eviction_policy="evict_last").to(tl.float32)
 
-    for tile in range(pid, num_tiles, num_progs):
-        # issue the next tile's loads first (fully masked off past the last tile: no traffic), so they
-        # are in flight while this tile is reduced and written
-        next_tile = tile + num_progs
-        offs_m_next = (next_tile * ROWS_PER_TILE + offs_r).to(tl.int64)
-        mask_next = ((offs_m_next < n_rows) & (next_tile < num_tiles))[:, None] & mask_n[None, :]
-        # read x and residual once: 4 bytes / element
-        x_next = tl.load(x_ptr + offs_m_next[:, None] * stride_xm + offs_n[None, :], mask=mask_next, other=0.0)
-        r_next = tl.load(res_ptr + offs_m_next[:, None] * stride_rm + offs_n[None, :], mask=mask_next, other=0.0)
+    # h is rounded to the storage dtype before the norm sees it, as a bf16 residual stream is
+    h = (x.to(tl.float32) + r.to(tl.float32)).to(h_ptr.dtype.element_ty)
+    # write h: 2 bytes / element
+    tl.store(h_ptr + offs_m[:, None] * stride_hm + offs_n[None, :], h, mask=mask)
 
-        # h is rounded to the storage dtype before the norm sees it, as a bf16 residual stream is
-        h = (x.to(tl.float32) + r.to(tl.float32)).to(h_ptr.dtype.element_ty)
-        # write h: 2 bytes / element
-        tl.store(h_ptr + offs_m[:, None] * stride_hm + offs_n[None, :], h, mask=mask)
-
-        hf = h.to(tl.float32)
-        # masked lanes are 0 and add nothing; divide by the true width, not BLOCK_N
-        sum_sq = tl.sum(hf * hf, axis=1)
-        rstd = tl.rsqrt(sum_sq / n_cols + eps)
-        y = hf * rstd[:, None] * w[None, :]
-        # write y: 2 bytes / element -- 8 bytes per element in all, the minimum
-        tl.store(y_ptr + offs_m[:, None] * stride_ym + offs_n[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
-
-        x = x_next
-        r = r_next
-        offs_m = offs_m_next
-        mask = mask_next
+    hf = h.to(tl.float32)
+    # masked lanes are 0 and add nothing; divide by the true width, not BLOCK_N
+    sum_sq = tl.sum(hf * hf, axis=1)
+    rstd = tl.rsqrt(sum_sq / n_cols + eps)
+    y = hf * rstd[:, None] * w[None, :]
+    # write y: 2 bytes / element -- 8 bytes per element in all, the minimum
+    tl.store(y_ptr + offs_m[:, None] * stride_ym + offs_n[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
-_SM_COUNT = {}
-
-
-def _num_sms(device) -> int:
-    if device.type != "cuda":
-        return 2  # interpreter: a small persistent grid still exercises the grid-stride loop
-    idx = device.index if device.index is not None else torch.cuda.current_device()
-    if idx not in _SM_COUNT:
-        _SM_COUNT[idx] = torch.cuda.get_device_properties(idx).multi_processor_count
-    return _SM_COUNT[idx]
-
-
-# resident threads per SM the persistent grid aims for: the hardware allows 2048, but at ~64 registers
-# per thread the 64K-entry register file holds 1024; 2 x 16 warps measured best on the H200
-_THREADS_PER_SM = 1024
-
-
-def _config(n_rows: int, n_cols: int, num_sms: int):
-    """(BLOCK_N, ROWS_PER_TILE, num_warps, programs) for a [n_rows, n_cols] input on num_sms SMs."""
+def _config(n_rows: int, n_cols: int):
+    """(BLOCK_N, ROWS_PER_TILE, num_warps) for a [n_rows, n_cols] input."""
     block_n = triton.next_power_of_2(n_cols)
     # several short rows per tile so that every program keeps ~4096 elements per tensor in flight
     rows_per_tile = max(1, min(16, 4096 // block_n))
     tile = rows_per_tile * block_n
-    num_warps = 16 if tile >= 4096 else 4
-    programs_per_sm = max(1, _THREADS_PER_SM // (32 * num_warps))
-    programs = min(triton.cdiv(n_rows, rows_per_tile), num_sms * programs_per_sm)
-    return block_n, rows_per_tile, num_warps, programs
+    num_warps = 16 if tile >= 8192 else 8 if tile >= 2048 else 4
+    return block_n, rows_per_tile, num_warps
 
 
 def solution(x, residual, weight, eps):
@@ -141,9 +100,8 @@ def solution(x, residual, weight, eps):
     if n_rows == 0:
         return y, h
 
-    block_n, rows_per_tile, num_warps, programs = _config(n_rows, n_cols, _num_sms(x.device))
-    num_tiles = triton.cdiv(n_rows, rows_per_tile)
-    grid = (programs,)
+    block_n, rows_per_tile, num_warps = _config(n_rows, n_cols)
+    grid = (triton.cdiv(n_rows, rows_per_tile),)
 
     _add_rmsnorm_kernel[grid](
         x,
@@ -158,7 +116,6 @@ def solution(x, residual, weight, eps):
         residual.stride(0),
         h.stride(0),
         y.stride(0),
-        num_tiles,
         ROWS_PER_TILE=rows_per_tile,
         BLOCK_N=block_n,
         num_warps=num_warps,

@@ -106,14 +106,14 @@ def run(task, answers):
     return judge_files(task, SOLUTION, DESIGN, provider), provider
 
 
-def test_a_weight_load_cited_for_the_persistent_grid_is_rejected_then_corrected(rmsnorm):
-    # rmsnorm_residual's L2.2 (persistent grid) needs tl.num_programs, a grid-stride range(pid, ...) or the SM count;
-    # the example's weight load is real code but none of those.
-    wrong = with_citation("implementation", "L2", 16, 16, "w = tl.load(w_ptr + offs_n", "L2.2")
+def test_a_weight_load_cited_for_the_multi_row_tiles_is_rejected_then_corrected(rmsnorm):
+    # rmsnorm_residual's L2.3 (several rows per tile) needs a [:, None] broadcast or a reduction along axis=1; the
+    # example's weight load is real code but neither.
+    wrong = with_citation("implementation", "L2", 16, 16, "w = tl.load(w_ptr + offs_n", "L2.3")
     judgement, provider = run(rmsnorm, [wrong, answer()])
     assert judgement.attempts == 2 and len(judgement.problems) == 1
-    assert judgement.problems[0].startswith("implementation L2: citation solution.py:16 is given for L2.2, but its "
-                                            "code holds none of what realises L2.2")  # fmt: skip
+    assert judgement.problems[0].startswith("implementation L2: citation solution.py:16 is given for L2.3, but its "
+                                            "code holds none of what realises L2.3")  # fmt: skip
     assert judgement.problems[0] in provider.requests[1].messages[2].text()
     assert judgement.implementation["L2"].evidence[0].item == "L2.3" and judgement.implementation["L2"].valid
 
@@ -162,9 +162,10 @@ def test_the_prompt_asks_for_items_and_lists_each_items_code(rmsnorm):
     items = load_guidance(rmsnorm.guidance_path)
     prompt = build_prompt("task", items, SOLUTION.read_text(), DESIGN.read_text(), nonce="n")
     assert '"item": "<the id of the item it evidences, or null>"' in prompt.user
-    assert "Code that realises L2.2 contains (regular expression, checked on the cited lines' code, comments and " \
-           "strings taken out): `tl\\.num_programs` or `\\brange\\(\\s*\\w*pid\\b`" in prompt.user  # fmt: skip
+    assert "Code that realises L2.3 contains (regular expression, checked on the cited lines' code, comments and " \
+           "strings taken out): `\\[:, *None\\]` or `axis=1`" in prompt.user  # fmt: skip
     assert "Code that realises L1.2" not in prompt.user  # no construct tells L1.2 (values) apart
+    assert "Code that realises L2.2" not in prompt.user  # nor L2.2 (a program per row tile: every kernel's launch)
 
 
 def test_a_judgement_recorded_before_citations_named_items_still_loads(rmsnorm):

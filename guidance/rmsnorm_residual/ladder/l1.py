@@ -12,8 +12,8 @@ Over plain.py:
   plain is the fusion (10 -> 8 bytes per element, two launches -> one).
 
 Because the row block covers the whole row, this rung already reads and writes each byte once (the
-traffic L2.1 asks for). It keeps plain's launch shape (grid = rows, the tutorials' warp heuristic):
-no persistent grid, no weight reuse across rows, no multi-row tiles -- those are L2.2 and L2.3.
+traffic L2.1 asks for). It keeps plain's launch shape (grid = rows, the tutorials' warp heuristic where
+the expert tunes warps in L3) and has no multi-row tiles (L2.3).
 """
 
 import torch
