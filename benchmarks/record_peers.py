@@ -7,7 +7,10 @@ experts evaluated in the same run the same way.
         --measured-at "2026-12-03 11:30 UTC" --command "the command the run used"
 
 DIR holds `<task>__<peer>.json` per peer and `<task>__expert.json` per task. A peer without a result is recorded
-as failed with the reason from its `.err` file. Exit status: 0 written, 2 bad input.
+as failed with the reason from its `.err` file. With `--over EARLIER` (an earlier peers.json) the record also keeps
+what this run did not measure: the tasks it did not time, whole; of a task it timed, the earlier rejections of peers
+it did not run again (they carry no figure). A correct peer's figures are only ever set beside the expert of its own
+run, so an earlier correct peer of a task timed again is dropped. Exit status: 0 written, 2 bad input.
 """
 
 from __future__ import annotations
@@ -59,6 +62,19 @@ def build(manifest: list[dict[str, Any]], evals: Path, measured_at: str, command
     return doc
 
 
+def merge_over(doc: dict[str, Any], earlier: dict[str, Any], earlier_path: str) -> dict[str, Any]:
+    """`doc` with what `earlier` holds and this run did not measure (see the module docstring)."""
+    timed = set(doc["experts"])
+    ran = {(p["task"], p["peer"]) for p in doc["peers"]}
+    for task, figures in earlier.get("experts", {}).items():
+        doc["experts"].setdefault(task, figures)
+    kept = [p for p in earlier.get("peers", []) if (p["task"], p["peer"]) not in ran
+            and (p["task"] not in timed or not p.get("correct"))]  # fmt: skip
+    doc["peers"] = sorted(kept + doc["peers"], key=lambda p: p["task"])
+    doc["over"] = {"path": earlier_path, "measured_at": earlier.get("measured_at"), "command": earlier.get("command")}
+    return doc
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--manifest", type=Path, required=True)
@@ -66,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--measured-at", required=True)
     parser.add_argument("--command", required=True)
+    parser.add_argument("--over", type=Path, help="an earlier peers.json: keep what this run did not measure")
     args = parser.parse_args(argv)
     try:
         manifest = json.loads(args.manifest.read_text())
@@ -80,6 +97,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"record_peers: {args.evals} is not a folder", file=sys.stderr)
         return 2
     doc = build(manifest, args.evals, args.measured_at, args.command)
+    if args.over is not None:
+        try:
+            earlier = json.loads(args.over.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            print(f"record_peers: {args.over}: not a peers file ({exc})", file=sys.stderr)
+            return 2
+        if not isinstance(earlier, dict) or not isinstance(earlier.get("peers"), list):
+            print(f"record_peers: {args.over}: not a peers file (no 'peers' list)", file=sys.stderr)
+            return 2
+        doc = merge_over(doc, earlier, str(args.over))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
     ok = sum(1 for p in doc["peers"] if p["correct"])

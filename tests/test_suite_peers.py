@@ -90,3 +90,41 @@ def test_record_peers_refuses_a_bad_manifest(tmp_path, bad, capsys):
                               "--measured-at", "x", "--command", "y"])  # fmt: skip
     assert code == 2 and "not a manifest" in capsys.readouterr().err
     assert not (tmp_path / "o.json").exists()
+
+
+def test_a_record_over_an_earlier_one_keeps_only_what_this_run_did_not_measure(root, tmp_path):  # noqa: F811
+    earlier = _record(root, tmp_path)  # scale_add: fastlib, slowlib (correct), wronglib, hunglib (failed)
+    doc = json.loads(earlier.read_text())
+    doc["experts"]["other_task"] = {"big": {"latency_ms": 5.0, "reference_ms": 9.0}}
+    doc["peers"].append({**doc["peers"][0], "task": "other_task", "peer": "otherlib"})
+    earlier.write_text(json.dumps(doc))
+    evals = tmp_path / "evals-again"
+    evals.mkdir()
+    (evals / "scale_add__expert.json").write_text(json.dumps(_result({"medium": (0.7, 4.0)})))
+    (evals / "scale_add__fastlib.json").write_text(json.dumps(_result({"medium": (0.9, 4.0)})))
+    manifest = tmp_path / "manifest-again.json"
+    manifest.write_text(json.dumps(MANIFEST[:1]))
+    out = root / "docs" / "runs" / "b-newer" / "peers.json"
+    assert record_peers.main(["--manifest", str(manifest), "--evals", str(evals), "--out", str(out),
+                              "--measured-at", "2026-03-03 00:00 UTC", "--command", "again.sh",
+                              "--over", str(earlier)]) == 0  # fmt: skip
+    peers = load_peers(out)
+    kept = {(e["task"], e["peer"]) for e in peers.entries}
+    # re-measured: this run's figures; earlier rejections kept; an earlier correct peer of a re-timed task dropped
+    assert kept == {("scale_add", "fastlib"), ("scale_add", "wronglib"), ("scale_add", "hunglib"),
+                    ("other_task", "otherlib")}  # fmt: skip
+    assert peers.best("scale_add", "medium").latency_ms == 0.9
+    assert peers.expert_ms[("scale_add", "medium")] == 0.7
+    assert peers.expert_ms[("other_task", "big")] == 5.0  # a task this run did not time keeps its own expert
+    assert json.loads(out.read_text())["over"]["measured_at"] == "2026-02-02 00:00 UTC"
+
+
+def test_record_peers_over_a_file_that_is_not_a_peers_file_is_one_line(tmp_path, capsys):
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps(MANIFEST[:1]))
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    code = record_peers.main(["--manifest", str(manifest), "--evals", str(tmp_path), "--out", str(tmp_path / "o.json"),
+                              "--measured-at", "x", "--command", "y", "--over", str(bad)])  # fmt: skip
+    assert code == 2 and "not a peers file" in capsys.readouterr().err
+    assert not (tmp_path / "o.json").exists()
