@@ -122,7 +122,7 @@ def datasheet(gpu_name: str | None) -> dict[str, float | None] | None:
 
 # How each ceiling reads in a line of text: (label, unit, format)
 _CEILING_TEXT = {
-    "bandwidth_gbps": ("copy", "GB/s", "{:.0f}"),
+    "bandwidth_gbps": ("HBM", "GB/s", "{:.0f}"),
     "matmul_tflops": ("bf16 matmul", "TFLOP/s", "{:.0f}"),
     "tf32_tflops": ("tf32 matmul", "TFLOP/s", "{:.0f}"),
     "fp8_tflops": ("fp8 matmul", "TFLOP/s", "{:.0f}"),
@@ -134,7 +134,7 @@ _CEILING_TEXT = {
 
 
 def ceilings_text(ceilings: Mapping[str, Any]) -> str:
-    """The ceilings a record holds, in one line ("4251 GB/s copy, 786 TFLOP/s bf16 matmul, ...")."""
+    """The ceilings a record holds, in one line ("4251 GB/s HBM, 786 TFLOP/s bf16 matmul, ...")."""
     parts = []
     for key, (label, unit, fmt) in _CEILING_TEXT.items():
         value = ceilings.get(key)
