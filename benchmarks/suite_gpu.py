@@ -11,7 +11,8 @@ With --together each task is one eval of its expert and its ladder's rungs (and,
 production peers from a manifest kept outside the project): every one of them checked on its own, and all timed in
 alternating batches with the reference and with each other over the same input sets, so a ladder step or an
 expert / peer ratio is read under one set of conditions. Each result is also written to OUT/evals/<task>__<label>.json
-(the layout benchmarks/record_peers.py reads).
+(the layout benchmarks/record_peers.py reads). A group that runs out of GPU memory while other groups hold theirs (each
+group holds its own input sets) is not recorded then: it runs again alone after the others, and that is its record.
 
 Several evals run at once (--jobs): they compile and check correctness side by side, while the
 harness's GPU lock lets only one of them time at a moment, with nothing else of ours on the GPU.
@@ -214,7 +215,9 @@ def run_together(args: argparse.Namespace, names: list[str], argv: Sequence[str]
     wanted = set(args.rungs or LADDER_RUNGS) if not args.no_ladders else set()
     judged: list[Verdict] = []
 
-    def one(task: Any) -> None:
+    ran_out: list[Any] = []  # tasks whose group ran out of GPU memory beside other groups: run again alone
+
+    def one(task: Any, alone: bool) -> None:
         started = time.perf_counter()
         labelled = [("expert", task.expert_path)] if not args.no_experts else []
         labelled += [(rung, path) for rung, path in task.ladder if rung in wanted]
@@ -226,6 +229,13 @@ def run_together(args: argparse.Namespace, names: list[str], argv: Sequence[str]
             print(f"{task.name}: the eval failed: {type(exc).__name__}: {exc}", flush=True)
             with lock:
                 judged.append(Verdict(task.name, "correct", (f"error: {exc}",), False))
+            return
+        if not alone and any(ran_out_of_gpu_memory(result) for result in results):
+            # each group holds its own input sets: several large groups at once can fill the GPU, which says
+            # nothing about the solutions; the group is measured again with the GPU to itself
+            print(f"{task.name}: ran out of GPU memory beside other groups; it runs again alone", flush=True)
+            with lock:
+                ran_out.append(task)
             return
         with lock:
             for (label, _), result in zip(labelled, results):
@@ -243,10 +253,18 @@ def run_together(args: argparse.Namespace, names: list[str], argv: Sequence[str]
         print(f"{task.name}: {len(labelled)} solutions together in {time.perf_counter() - started:.0f} s", flush=True)
 
     with ThreadPoolExecutor(args.jobs) as pool:
-        for future in [pool.submit(one, task) for task in tasks]:
+        for future in [pool.submit(one, task, args.jobs == 1) for task in tasks]:
             future.result()
+    for task in ran_out:
+        one(task, True)
     write_tables(args.out, tasks)
     return judged
+
+
+def ran_out_of_gpu_memory(result: EvalResult) -> bool:
+    """Whether any part of an eval failed with CUDA's out-of-memory error."""
+    texts = [result.error or ""] + [w.error or "" for w in result.workloads]
+    return any("OutOfMemoryError" in t or "CUDA out of memory" in t for t in texts)
 
 
 def write_tables(out: Path, tasks: list) -> None:

@@ -2,9 +2,11 @@
 gets the wrong verdict, and benchmarks/gpu_acceptance.sh fails when any of its steps does, through its `tee`."""
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -75,6 +77,46 @@ def test_the_wrong_solutions_exit_non_zero_when_one_is_accepted(monkeypatch, tmp
     assert suite_gpu.main(["--out", str(tmp_path), "--tasks", TASK, "--only-wrong", "--jobs", "1"]) == 1
     rows = (tmp_path / "wrong.md").read_text().splitlines()[2:]
     assert rows and all(row.endswith("| correct | NO |") for row in rows)
+
+
+OOM_ERROR = "OutOfMemoryError: CUDA out of memory. Tried to allocate 1.88 GiB."
+OUT_OF_MEMORY = _result(WorkloadResult("w1", correct=True), WorkloadResult("w2", failure="error", error=OOM_ERROR))
+
+
+def test_a_group_that_ran_out_of_gpu_memory_beside_others_is_run_again_alone(monkeypatch, tmp_path, capsys):
+    running, calls = [0], []
+    lock = threading.Lock()
+    both_in = threading.Barrier(2, timeout=10)
+
+    def together(task, paths, options):  # out of memory whenever another group runs at the same moment
+        with lock:
+            running[0] += 1
+        try:
+            crowded = running[0] > 1
+            if len(calls) < 2:
+                both_in.wait()  # the first two groups overlap, as two jobs do on the GPU machine
+                crowded = True
+            calls.append((task.name, crowded))
+            return [OUT_OF_MEMORY if crowded else CORRECT for _ in paths]
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(suite_gpu, "evaluate_together", together)
+    code = suite_gpu.main(["--out", str(tmp_path), "--together", "--no-ladders", "--jobs", "2",
+                           "--tasks", "cross_entropy", "swiglu"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "cross_entropy: ran out of GPU memory beside other groups; it runs again alone" in out
+    assert sorted(calls) == [("cross_entropy", False), ("cross_entropy", True), ("swiglu", False), ("swiglu", True)]
+    recorded = json.loads((tmp_path / "suite.json").read_text())["evals"]
+    assert {(e["task"], e["result"]["correct"]) for e in recorded} == {("cross_entropy", True), ("swiglu", True)}
+
+
+def test_out_of_memory_alone_is_the_verdict(monkeypatch, tmp_path):
+    monkeypatch.setattr(suite_gpu, "evaluate_together", lambda task, paths, options: [OUT_OF_MEMORY for _ in paths])
+    assert suite_gpu.main(["--out", str(tmp_path), "--together", "--no-ladders", "--jobs", "1",
+                           "--tasks", "swiglu"]) == 1  # fmt: skip
 
 
 def _fake_tools(folder: Path, failing: str) -> dict[str, str]:
