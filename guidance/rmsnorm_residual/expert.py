@@ -25,10 +25,11 @@ Design:
 What it replaced (measured on an H200, `python benchmarks/rmsnorm_designs.py`, 2026-12-03 18:22 UTC,
 llama3-8b / deepseek-v3 / llama3-70b / llama3-405b prefill, us): a persistent grid of 2 programs of 16
 warps per SM, each prefetching its next tile into registers, 138.7 / 120.2 / 137.9 / 137.8; its kernel
-launched one row per program at these warps, 135.1 / 116.4 / 132.6 / 134.0 (Liger's fused add + RMSNorm
-took 135.0 / 117.8 / 133.5 / 134.8 in the suite run of 13:06 UTC). The prefetched tile doubled the
+launched one row per program at Liger's warps (8, 16 from 8192-element rows), 135.1 / 116.4 / 132.6 /
+134.0. This kernel, in alternation with Liger's in one eval (18:47 UTC): 135.6 / 117.5 / 135.0 / 134.2
+against 135.9 / 117.6 / 134.0 / 134.9. The prefetched tile doubled the
 registers a thread (57-128 at 16 warps), so 1-2 programs fit an SM with one tile each in flight, and
-264 programs walking 8192 rows left a part-tile tail; with one row per program, 4-8 programs per SM
+264 programs walking 8192 rows left a part-tile tail; with one row per program, 2-6 programs per SM
 each have a row in flight and there is no tail.
 """
 
