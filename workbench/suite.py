@@ -16,7 +16,7 @@ from typing import Any
 from workbench.harness.result import EvalResult, WorkloadResult, geomean
 from workbench.peers import Peers
 from workbench.speed_of_light import ceilings_text
-from workbench.tasks import LADDER_RUNGS, Task
+from workbench.tasks import LADDER_RUNGS, Task, project_root
 
 SUITE_VERSION = 1
 RUNS_FOLDER = Path("docs") / "runs"
@@ -217,6 +217,15 @@ def _us(ms: float | None) -> str:
     return f"{ms * 1e3:.1f}" if ms is not None else ""
 
 
+def _shown(path: Path) -> str:
+    """A recorded file as the project names it (docs/runs/...) when it lies in the project, so a rendered table
+    carries no machine's absolute path."""
+    try:
+        return str(path.resolve().relative_to(project_root()))
+    except ValueError:
+        return str(path)
+
+
 def render_markdown(run: SuiteRun, rows: list[WorkloadRow], peers: Peers | None = None) -> str:
     """The experts' table (with the fastest production peer where one is recorded), then the ladder table (each
     rung's latency and its step over the rung below)."""
@@ -239,7 +248,7 @@ def render_markdown(run: SuiteRun, rows: list[WorkloadRow], peers: Peers | None 
     if with_peers:
         assert peers is not None
         lines += [f"Production peers (other projects' Triton kernels, timed through a wrapper kept outside this "
-                  f"project): {peers.path}, measured {peers.measured_at}; a peer's ratio is taken against the "
+                  f"project): {_shown(peers.path)}, measured {peers.measured_at}; a peer's ratio is taken against the "
                   f"expert timed in the same run.", ""]  # fmt: skip
     peer_head, peer_rule = (" best peer us | expert / peer |", " ---: | --- |") if with_peers else ("", "")
     lines += [
