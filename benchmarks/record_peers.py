@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from workbench.peers import PEERS_VERSION, peer_entry  # noqa: E402
+from workbench.peers import PEERS_VERSION, PeersError, peer_entry, read_peers_document  # noqa: E402
 
 SOURCE_KEYS = ("repo", "path", "commit", "url", "license", "adapter_notes")
 
@@ -99,12 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     doc = build(manifest, args.evals, args.measured_at, args.command)
     if args.over is not None:
         try:
-            earlier = json.loads(args.over.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            print(f"record_peers: {args.over}: not a peers file ({exc})", file=sys.stderr)
-            return 2
-        if not isinstance(earlier, dict) or not isinstance(earlier.get("peers"), list):
-            print(f"record_peers: {args.over}: not a peers file (no 'peers' list)", file=sys.stderr)
+            earlier = read_peers_document(args.over)
+        except PeersError as exc:
+            print(f"record_peers: {exc}", file=sys.stderr)
             return 2
         doc = merge_over(doc, earlier, str(args.over))
     args.out.parent.mkdir(parents=True, exist_ok=True)

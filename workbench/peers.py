@@ -46,7 +46,8 @@ class Peers:
         return [e for e in self.entries if e["task"] == task and not e.get("correct")]
 
 
-def load_peers(path: Path) -> Peers:
+def read_peers_document(path: Path) -> dict[str, Any]:
+    """A peers.json as its JSON object, checked to be one this workbench reads (PeersError, one line, if not)."""
     try:
         doc = json.loads(path.read_text())
     except FileNotFoundError:
@@ -57,6 +58,11 @@ def load_peers(path: Path) -> Peers:
         raise PeersError(f"{path}: not a peers file (no 'peers' list)")
     if doc.get("version", 0) > PEERS_VERSION:
         raise PeersError(f"{path}: peers file version {doc['version']} is newer than this workbench reads")
+    return doc
+
+
+def load_peers(path: Path) -> Peers:
+    doc = read_peers_document(path)
     peers = Peers(path, str(doc.get("measured_at", "?")))
     try:
         for task, workloads in (doc.get("experts") or {}).items():
