@@ -20,18 +20,10 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
-from workbench.harness.microbench import median_ms  # noqa: E402
+from workbench.harness.microbench import READ_BLOCK, block_sums, gbps  # noqa: E402
 
 BYTES = 2 << 30  # per tensor
 BLOCK = 4096
-
-
-@triton.jit
-def _read_sum(a_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    """1 read : ~0 writes: each program sums its block and writes one float."""
-    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    x = tl.load(a_ptr + offs, mask=offs < n, other=0.0)
-    tl.store(out_ptr + tl.program_id(0), tl.sum(x, axis=0))
 
 
 @triton.jit
@@ -56,12 +48,15 @@ def main() -> int:
     a, b, c = (torch.empty(n, dtype=torch.float32, device=device).uniform_() for _ in range(3))
     out = torch.empty_like(a)
     grid = (triton.cdiv(n, BLOCK),)
-    partial = torch.empty(grid[0], dtype=torch.float32, device=device)
+    partial = torch.empty(triton.cdiv(n, READ_BLOCK), dtype=torch.float32, device=device)
     streams = {
         "torch copy_ (1 read : 1 write; the ceiling today)": (lambda: out.copy_(a), 2),
         "torch add (2 reads : 1 write)": (lambda: torch.add(a, b, out=out), 3),
         "torch fill_ (0 reads : 1 write)": (lambda: out.fill_(1.0), 1),
-        "triton 1 read : ~0 writes (block sums)": (lambda: _read_sum[grid](a, partial, n, BLOCK=BLOCK), 1),
+        "triton 1 read : ~0 writes (block sums)": (
+            lambda: block_sums[(partial.numel(),)](a, partial, n, BLOCK=READ_BLOCK),
+            1,
+        ),
         "triton 1 read : 1 write": (lambda: _mix[grid](a, b, c, out, n, READS=1, BLOCK=BLOCK), 2),
         "triton 2 reads : 1 write": (lambda: _mix[grid](a, b, c, out, n, READS=2, BLOCK=BLOCK), 3),
         "triton 3 reads : 1 write": (lambda: _mix[grid](a, b, c, out, n, READS=3, BLOCK=BLOCK), 4),
@@ -69,9 +64,7 @@ def main() -> int:
     print(f"{torch.cuda.get_device_name(device)}, torch {torch.__version__}, triton {triton.__version__}")
     print("| stream | GB/s |\n| --- | ---: |")
     for name, (run, tensors) in streams.items():
-        run()  # compile, first touch
-        gbps = tensors * BYTES / (median_ms(run, 20) * 1e-3) / 1e9
-        print(f"| {name} | {gbps:.0f} |", flush=True)
+        print(f"| {name} | {gbps(tensors * BYTES, run):.0f} |", flush=True)
     return 0
 
 

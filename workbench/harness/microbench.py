@@ -48,11 +48,18 @@ def median_ms(fn: Callable[[], Any], reps: int) -> float:
     return statistics.median(times)
 
 
+READ_BLOCK = 4096  # elements a program of the read-only stream sums
+
+
 @triton.jit
-def _block_sums(a_ptr, out_ptr, n, BLOCK: tl.constexpr):
+def block_sums(a_ptr, out_ptr, n, BLOCK: tl.constexpr):
     """A read-only stream: each program sums its block of `a` and writes one float."""
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     tl.store(out_ptr + tl.program_id(0), tl.sum(tl.load(a_ptr + offs, mask=offs < n, other=0.0), axis=0))
+
+
+def gbps(bytes_moved: int, run: Callable[[], Any]) -> float:
+    return bytes_moved / (median_ms(run, 20) * 1e-3) / 1e9
 
 
 def hbm_gbps(device: torch.device) -> float:
@@ -64,10 +71,10 @@ def hbm_gbps(device: torch.device) -> float:
     src = torch.empty(COPY_BYTES // 4, dtype=torch.float32, device=device).uniform_()
     dst = torch.empty_like(src)
     n = src.numel()
-    sums = torch.empty(triton.cdiv(n, 4096), dtype=torch.float32, device=device)
-    copy = 2 * COPY_BYTES / (median_ms(lambda: dst.copy_(src), 20) * 1e-3) / 1e9
-    read = COPY_BYTES / (median_ms(lambda: _block_sums[(sums.numel(),)](src, sums, n, BLOCK=4096), 20) * 1e-3) / 1e9
-    write = COPY_BYTES / (median_ms(lambda: dst.fill_(1.0), 20) * 1e-3) / 1e9
+    sums = torch.empty(triton.cdiv(n, READ_BLOCK), dtype=torch.float32, device=device)
+    copy = gbps(2 * COPY_BYTES, lambda: dst.copy_(src))
+    read = gbps(COPY_BYTES, lambda: block_sums[(sums.numel(),)](src, sums, n, BLOCK=READ_BLOCK))
+    write = gbps(COPY_BYTES, lambda: dst.fill_(1.0))
     return max(copy, read, write)
 
 
