@@ -44,19 +44,27 @@ def load(task_name: str) -> TaskFiles:
     )
 
 
+def with_attrs(module: ModuleType, attrs: dict[str, Any]) -> Callable[..., Any]:
+    """The module's solution with `attrs` set on the module for the length of each call, then restored (for sweeps
+    over one expert's constants or rules)."""
+
+    def solution(*args: Any) -> Any:
+        saved = {name: getattr(module, name) for name in attrs}
+        for name, value in attrs.items():
+            setattr(module, name, value)
+        try:
+            return module.solution(*args)
+        finally:
+            for name, value in saved.items():
+                setattr(module, name, value)
+
+    return solution
+
+
 def with_config(expert: ModuleType, config: Callable[..., Any]) -> Callable[..., Any]:
     """The expert's solution with its module-level `_config` rule replaced by `config` for the length of each call
     (for sweeps over one expert's tile configurations)."""
-
-    def solution(*args: Any) -> Any:
-        saved = expert._config
-        expert._config = config
-        try:
-            return expert.solution(*args)
-        finally:
-            expert._config = saved
-
-    return solution
+    return with_attrs(expert, {"_config": config})
 
 
 def verdict(task: Task, got: Any, expected: Any) -> Comparison:

@@ -24,13 +24,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from design_sweep import TaskFiles, sweep_main  # noqa: E402
+from design_sweep import TaskFiles, sweep_main, with_attrs  # noqa: E402
 
 # task -> {design name: module attributes swapped for the call}; the values are what the faster rung uses
 SWAPS: dict[str, dict[str, dict[str, Any]]] = {
@@ -60,22 +59,6 @@ SWAPS: dict[str, dict[str, dict[str, Any]]] = {
         "TILE 4096 w8": {"_TILE": 4096, "_NUM_WARPS": 8},
     },
 }
-
-
-def with_attrs(module: ModuleType, attrs: dict[str, Any]) -> Callable[..., Any]:
-    """The module's solution with `attrs` set on the module for the length of each call (then restored)."""
-
-    def solution(*args: Any) -> Any:
-        saved = {name: getattr(module, name) for name in attrs}
-        for name, value in attrs.items():
-            setattr(module, name, value)
-        try:
-            return module.solution(*args)
-        finally:
-            for name, value in saved.items():
-                setattr(module, name, value)
-
-    return solution
 
 
 def candidates_for(task: str) -> Callable[[TaskFiles, list[str] | None], dict[str, Callable[..., Any]]]:
