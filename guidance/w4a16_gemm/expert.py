@@ -191,10 +191,8 @@ def dequant_kernel(qw_ptr, s_ptr, w_ptr, K, N, BLOCK_K: tl.constexpr, BLOCK_N: t
     offs_j = tl.program_id(1) * HALF_N + tl.arange(0, HALF_N)
     offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     packed = tl.load(qw_ptr + offs_k.to(tl.int64)[:, None] * (N // 2) + offs_j[None, :], mask=offs_j[None, :] < N // 2)
-    lo = (packed & 0xF).to(tl.int16) - 8
-    hi = (packed >> 4).to(tl.int16) - 8
     s = tl.load(s_ptr + (tl.program_id(0) * BLOCK_K // GROUP_SIZE) * N + offs_n, mask=offs_n < N, other=0.0)
-    w = tl.interleave(lo, hi).to(tl.float16) * s[None, :]
+    w = unpack_bytes(packed) * s[None, :]
     tl.store(w_ptr + offs_k.to(tl.int64)[:, None] * N + offs_n[None, :], w, mask=offs_n[None, :] < N)
 
 
