@@ -100,15 +100,15 @@ STORIES = (
             "L2.1: one program per span of whole segments with a w - 1 halo, both scans in registers on a "
             "[SPAN / w, w] tile and its copy shifted by w - 1, so h and g never go through memory and x crosses "
             "HBM about once, in one launch.",
-            "L3.1: spans of max(4096, 8w) elements at 8 warps, so the halo is at most an eighth of a span; the "
-            "scans stay in fp32.",
+            "L3.1: spans of max(2048, 2w) elements at 4 warps: small programs, many per SM, the halo re-read "
+            "served by L1/L2; the scans stay in fp32.",
         ),
         guided_note="# Design\n\n"
         "- L1.1: van Herk / Gil-Werman. Segments of w; h is a reverse and g a forward `tl.associative_scan` with a\n"
         "  maximum combine; y[t] = max(h[t], g[t + w - 1]): no loop over the w elements of a window.\n"
         "- L2.1: a program owns SPAN outputs of one row, SPAN a multiple of w, on a (spans, rows) grid; the span and\n"
         "  its copy shifted by w - 1 are scanned as [SPAN / w, w] tiles in registers; y stored directly.\n"
-        "- L3.1: SPAN = max(4096, 8 * w), num_warps = 8, loads upcast to fp32 and y cast back at the store.\n",
+        "- L3.1: SPAN = max(2048, 2 * w), num_warps = 4, loads upcast to fp32 and y cast back at the store.\n",
     ),
 )
 

@@ -3,7 +3,8 @@
     python benchmarks/residency_designs.py TASK [--workloads W ...] [--designs SUBSTRING ...]          (GPU)
     TRITON_INTERPRET=1 python benchmarks/residency_designs.py TASK --check-interpret                    (CPU)
 
-TASK is one of topk_rows, logcumsumexp, swiglu, stream_compaction. Prints one line per measurement as it goes, then
+TASK is one of topk_rows, logcumsumexp, swiglu, stream_compaction, sliding_window_max, histogram,
+segment_softmax. Prints one line per measurement as it goes, then
 a table of latencies (triton.testing.do_bench, L2 flushed, output allocation included) and the elapsed time.
 
 Why it exists: timed in alternation on an H200 (2026-12-03 18:55 UTC, docs/runs/2026-12-03-h200-evening/), these
@@ -24,12 +25,35 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from design_sweep import TaskFiles, sweep_main, with_attrs  # noqa: E402
+
+from workbench.harness.checker import load_module  # noqa: E402
+
+
+def _segment_config(budget: int | None, max_nodes: int, stream: int, hub_tiles: int) -> Callable[..., Any]:
+    """segment_softmax's _config at another element budget: the short tile holds `budget` elements (None: L1+L2's
+    fixed 8 nodes with MAXD up to 512), streamed tiles `stream` elements, a hub more than `hub_tiles` of them."""
+
+    def config(num_edges: int, num_nodes: int, n_heads: int) -> tuple[int, int, int, int, int]:
+        block_h = 1 << max(0, n_heads - 1).bit_length()
+        mean_degree = max(1, num_edges // max(1, num_nodes))
+        pow2 = 1 << max(0, mean_degree - 1).bit_length()
+        if budget is None:
+            maxd, nodes, block_e = min(pow2, 512), max_nodes, 128
+        else:
+            maxd = max(4, min(pow2, budget // 2 // block_h))
+            nodes = max(1, min(max_nodes, budget // (maxd * block_h)))
+            block_e = max(16, stream // block_h)
+        return block_h, maxd, nodes, block_e, hub_tiles * block_e
+
+    return config
+
 
 # task -> {design name: module attributes swapped for the call}; the values are what the faster rung uses
 SWAPS: dict[str, dict[str, dict[str, Any]]] = {
@@ -52,6 +76,33 @@ SWAPS: dict[str, dict[str, dict[str, Any]]] = {
         "4096 outputs w4": {"_TILE": 4096, "_NUM_WARPS": 4},
         "8192 outputs w4": {"_TILE": 8192, "_NUM_WARPS": 4},
     },
+    "sliding_window_max": {
+        "SPAN max(1024, w) w4 (the L1+L2 rung's)": {"_span": lambda w: max(1024, w), "_NUM_WARPS": 4},
+        "SPAN max(2048, 2w) w4": {"_span": lambda w: max(2048, 2 * w), "_NUM_WARPS": 4},
+        "SPAN max(4096, 4w) w4": {"_span": lambda w: max(4096, 4 * w), "_NUM_WARPS": 4},
+        "SPAN max(4096, 8w) w4": {"_NUM_WARPS": 4},
+        "SPAN max(2048, 2w) w8": {"_span": lambda w: max(2048, 2 * w), "_NUM_WARPS": 8},
+    },
+    "histogram": {
+        "window BLOCK 4096 w4 (the L1 rung's)": {"_WINDOW_BLOCK": 4096, "_WINDOW_WARPS": 4},
+        "window BLOCK 2048 w4": {"_WINDOW_BLOCK": 2048, "_WINDOW_WARPS": 4},
+        "window BLOCK 4096 w8": {"_WINDOW_BLOCK": 4096, "_WINDOW_WARPS": 8},
+        "resident BLOCK 4096 w4, 4 a SM (the L1+L2 rung's)": {
+            "_RESIDENT_BLOCK_U8": 4096,
+            "_RESIDENT_WARPS": 4,
+            "_RESIDENT_PER_SM": 4,
+        },
+        "resident BLOCK 8192 w4, 4 a SM": {"_RESIDENT_BLOCK_U8": 8192, "_RESIDENT_WARPS": 4, "_RESIDENT_PER_SM": 4},
+        "resident BLOCK 16384 w8, 4 a SM": {"_RESIDENT_PER_SM": 4},
+    },
+    "segment_softmax": {
+        "2048-element tiles, HUB 2 tiles": {"_config": _segment_config(2048, 16, 1024, 2)},
+        "2048-element tiles, 512-element streams, HUB 2 tiles": {"_config": _segment_config(2048, 16, 512, 2)},
+        "2048-element tiles, 512-element streams, HUB 4 tiles": {"_config": _segment_config(2048, 16, 512, 4)},
+        "2048-element tiles of at most 8 nodes, HUB 2 tiles": {"_config": _segment_config(2048, 8, 1024, 2)},
+        "a node a program, 1024-element tiles, HUB 4 tiles": {"_config": _segment_config(1024, 1, 1024, 4)},
+        "a node a program, 1024-element tiles, HUB 8 tiles": {"_config": _segment_config(1024, 1, 1024, 8)},
+    },
     "stream_compaction": {
         "TILE 1024 w4 (the L1 rung's)": {"_TILE": 1024, "_NUM_WARPS": 4},
         "TILE 2048 w4": {"_TILE": 2048, "_NUM_WARPS": 4},
@@ -59,6 +110,43 @@ SWAPS: dict[str, dict[str, dict[str, Any]]] = {
         "TILE 4096 w8": {"_TILE": 4096, "_NUM_WARPS": 8},
     },
 }
+
+
+# task -> {design name: (source text -> replacement) edits of the expert at the rung's tile}: what else the rung does
+# differently, one change at a time
+EDITS: dict[str, dict[str, dict[str, str]]] = {
+    "swiglu": {
+        "1024 outputs w4, no evict_first": {
+            ', eviction_policy="evict_first"': "",
+            "_TILE = 8192": "_TILE = 1024",
+            "_NUM_WARPS = 8": "_NUM_WARPS = 4",
+        },
+        "1024 outputs w4, int32 row offsets": {
+            ".to(tl.int64)": "",
+            "_TILE = 8192": "_TILE = 1024",
+            "_NUM_WARPS = 8": "_NUM_WARPS = 4",
+        },
+        "4096 outputs w4, no evict_first": {
+            ', eviction_policy="evict_first"': "",
+            "_TILE = 8192": "_TILE = 4096",
+            "_NUM_WARPS = 8": "_NUM_WARPS = 4",
+        },
+    },
+}
+
+
+def edited(path: Path, edits: dict[str, str]) -> ModuleType:
+    """The module at `path` with each `old` replaced by `new` (each must occur), loaded from a file of its own."""
+    import tempfile
+
+    text = path.read_text()
+    for old, new in edits.items():
+        if old not in text:
+            raise SystemExit(f"residency_designs.py: {old!r} is not in {path}")
+        text = text.replace(old, new)
+    copy = Path(tempfile.mkdtemp(prefix="residency-")) / path.name
+    copy.write_text(text)
+    return load_module(f"_edited_{abs(hash(tuple(edits.items())))}", copy)
 
 
 def candidates_for(task: str) -> Callable[[TaskFiles, list[str] | None], dict[str, Callable[..., Any]]]:
@@ -69,6 +157,8 @@ def candidates_for(task: str) -> Callable[[TaskFiles, list[str] | None], dict[st
                 raise SystemExit(f"residency_designs.py: the {task} expert has no {', '.join(missing)} to swap")
         designs: dict[str, Callable[..., Any]] = {"expert (as shipped)": files.expert.solution}
         designs |= {name: with_attrs(files.expert, attrs) for name, attrs in SWAPS[task].items()}
+        if files.task.expert_path is not None:
+            designs |= {name: edited(files.task.expert_path, e).solution for name, e in EDITS.get(task, {}).items()}
         designs |= {f"{rung} rung": module.solution for rung, module in files.ladder_modules().items()
                     if rung != "plain"}  # fmt: skip
         return {name: fn for name, fn in designs.items() if not chosen or any(c in name for c in chosen)}

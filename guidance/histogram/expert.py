@@ -19,8 +19,9 @@ the token "the" -- serialise in L2. Design:
   with a grid stride, keep acc += tl.histogram(block) in registers and merge once; otherwise each
   block merges its window, masked to bins it saw.
 - Tiles (L3.1-L3.3): 16384 uint8 per block for the resident path with the next block's loads issued
-  before the current one is counted; 2048 int32 for the windowed path, small enough that a block sits
-  inside one smooth region. Loads of x are evict_first (read once).
+  before the current one is counted; 4096 int32 for the windowed path (2048 sits inside a smooth region
+  more often, but merges twice as many windows: 5% slower on camera-raw-12bit on an H200). Loads of x
+  are evict_first (read once).
 """
 
 import torch
@@ -28,6 +29,8 @@ import triton
 import triton.language as tl
 
 _WINDOW = 256  # tl.histogram's cost grows with its bin count; 256 bins is ~8 bins per thread
+_WINDOW_BLOCK, _WINDOW_WARPS = 4096, 8  # the windowed path's tile: 16 int32 a thread, one merge per 4096 values
+_RESIDENT_BLOCK_U8, _RESIDENT_WARPS, _RESIDENT_PER_SM = 16384, 8, 2
 
 
 @triton.jit
@@ -99,12 +102,14 @@ def solution(x, bins):
 
     if bins <= _WINDOW:
         # 64 uint8 (four 16-byte vectors) or 32 int32 (eight) per thread; 2 programs of 8 warps per SM
-        block = 16384 if x.dtype == torch.uint8 else 8192
+        block = _RESIDENT_BLOCK_U8 if x.dtype == torch.uint8 else 8192
         num_blocks = triton.cdiv(n, block)
-        grid = (min(num_blocks, 2 * _num_sms(x.device)),)
+        grid = (min(num_blocks, _RESIDENT_PER_SM * _num_sms(x.device)),)
         head = triton.next_power_of_2(bins)
-        _hist_resident_kernel[grid](x, counts, n, bins, num_blocks, BLOCK=block, HEAD=head, num_warps=8)
+        _hist_resident_kernel[grid](x, counts, n, bins, num_blocks, BLOCK=block, HEAD=head, num_warps=_RESIDENT_WARPS)
     else:
-        block = 2048
-        _hist_window_kernel[(triton.cdiv(n, block),)](x, counts, n, bins, BLOCK=block, W=_WINDOW, num_warps=8)
+        block = _WINDOW_BLOCK
+        _hist_window_kernel[(triton.cdiv(n, block),)](
+            x, counts, n, bins, BLOCK=block, W=_WINDOW, num_warps=_WINDOW_WARPS
+        )
     return counts

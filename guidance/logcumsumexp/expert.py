@@ -15,9 +15,13 @@ y[r, t] = log(sum_{k <= t} exp(x[r, k])).
   int64 word, written with one atomic exchange: value and flag become visible together.
 * Traffic: x read once, y written once (2 * rows * T * itemsize), plus rows * chunks * 8 bytes of
   tile states (0.2% at CHUNK = 4096). Rows of one chunk (T <= CHUNK) publish and never wait.
-* Tiles of 4096 elements with 8 warps: 16 contiguous elements per thread (16-byte loads for fp32,
-  two 16-byte loads per 2 threads for bf16), so each thread scans 16 elements sequentially before
-  the warp-level part of the scan.
+* Unless the rows alone fill the GPU: with at least 2 rows per SM, one program per row walks its
+  chunks in order, carrying the prefix in a register, with no tile states, tickets or spinning. On an
+  H200 (2026-12-03) that took 512 x 128256 fp32 from 471 to 408 us and 8192 x 4096 from 162 to 132 us
+  against the best look-back tiles; at 64 rows the look-back is 4x faster.
+* Look-back tiles of 4096 elements on 4 warps: 32 contiguous elements per thread (16-byte loads), so
+  each thread scans its run sequentially before the warp-level part of the scan (8 warps: 29% slower
+  on 64 x 1M bf16). The row walk takes 1024-element chunks on 4 warps.
 """
 
 import torch
@@ -29,7 +33,9 @@ _LN2 = tl.constexpr(0.6931471805599453)
 _AGGREGATE = tl.constexpr(1)
 _INCLUSIVE = tl.constexpr(2)
 CHUNK = 4096
-NUM_WARPS = 8
+NUM_WARPS = 4
+ROW_CHUNK = 1024
+ROWS_PER_SM = 2  # from this many rows per SM on, a program per row walks its chunks
 
 
 @triton.jit
@@ -90,11 +96,44 @@ def _lcse_kernel(x_ptr, y_ptr, status_ptr, ticket_ptr, T, n_chunks, CHUNK: tl.co
     tl.store(y_ptr + base + offs, (y2 * _LN2).to(y_ptr.dtype.element_ty), mask=mask)
 
 
+@triton.jit
+def _row_walk_kernel(x_ptr, y_ptr, T, CHUNK: tl.constexpr):
+    # one program per row: chunk after chunk, the prefix of the chunks before it carried in a register
+    base = tl.program_id(0).to(tl.int64) * T
+    carry = tl.full([], float("-inf"), tl.float32)
+    for start in range(0, T, CHUNK):
+        offs = start + tl.arange(0, CHUNK)
+        mask = offs < T
+        x = tl.load(x_ptr + base + offs, mask=mask, other=float("-inf"), eviction_policy="evict_first")
+        x2 = x.to(tl.float32) * _LOG2E
+        m_run, s_run = tl.associative_scan((x2, mask.to(tl.float32)), 0, _combine)
+        big = tl.maximum(m_run, carry)
+        y2 = big + tl.log2(s_run * tl.exp2(m_run - big) + tl.exp2(carry - big))
+        tl.store(y_ptr + base + offs, (y2 * _LN2).to(y_ptr.dtype.element_ty), mask=mask)
+        m_agg = tl.max(x2, axis=0)
+        carry = _logaddexp2(carry, m_agg + tl.log2(tl.sum(tl.exp2(x2 - m_agg), axis=0)))
+
+
+_SM_COUNT = {}
+
+
+def _num_sms(device) -> int:
+    if device.type != "cuda":
+        return 2  # interpreter: two rows take the look-back, five the row walk
+    idx = device.index if device.index is not None else torch.cuda.current_device()
+    if idx not in _SM_COUNT:
+        _SM_COUNT[idx] = torch.cuda.get_device_properties(idx).multi_processor_count
+    return _SM_COUNT[idx]
+
+
 def solution(x: torch.Tensor) -> torch.Tensor:
     assert x.ndim == 2 and x.is_contiguous() and x.dtype in (torch.float32, torch.bfloat16)
     rows, length = x.shape
     y = torch.empty_like(x)
     if rows == 0 or length == 0:
+        return y
+    if rows >= ROWS_PER_SM * _num_sms(x.device):
+        _row_walk_kernel[(rows,)](x, y, length, CHUNK=ROW_CHUNK, num_warps=4)
         return y
     n_chunks = triton.cdiv(length, CHUNK)
     # one zero-filled int64 workspace: a status word per tile, then the ticket counter

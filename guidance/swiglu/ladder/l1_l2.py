@@ -6,12 +6,12 @@ Over l1.py:
 - L2.1: a program owns a [ROWS, BLOCK_F] tile of out and loads the matching gate and up tiles (offs_t[:, None],
   offs_f[None, :]); no per-element division. The 1-D program id is split with the column block varying fastest,
   so consecutive programs stream consecutive memory of the same rows. Row and column tails are masked.
-- L2.2: the tile is sized in outputs, ROWS = TILE // BLOCK_F with TILE = 8192, so short rows put several rows in
-  one program (8 at F = 768) instead of leaving each program a few KB to move.
+- L2.2: the tile is sized in outputs, ROWS = TILE // BLOCK_F with TILE = 1024, so a program moves the same bytes
+  whatever F is (here one row even at F = 768, whose block is 1024 wide; the expert's 256-wide block takes 4).
 
 Left to the expert (L3): BLOCK_F here is simply next_power_of_2(F) capped at 1024, not chosen to divide F
-(1024 for F = 768 idles a quarter of the lanes), the launch keeps the default 4 warps, the loads carry no cache
-hints and row offsets stay int32 (every workload's x has fewer than 2^31 elements).
+(1024 for F = 768 idles a quarter of the lanes) and row offsets stay int32 (every workload's x has fewer than 2^31
+elements).
 """
 
 import torch
@@ -19,7 +19,7 @@ import triton
 import triton.language as tl
 
 _LOG2E = tl.constexpr(1.4426950408889634)
-_TILE = 8192  # outputs per program
+_TILE = 1024  # outputs per program
 
 
 @triton.jit

@@ -1,17 +1,16 @@
-"""Ladder rung 2 (L1 + L2.1): a persistent grid of one program per SM runs a row's passes back to back.
+"""Ladder rung 2 (l1.py + L2.1): every pass over (row, chunk) tiles, one atomic per tile for the candidates' slots.
 
 values, indices = the k largest logits of each row, descending, equal values by ascending column.
 
-Over l1.py:
-- L2.1: grid = min(B, number of SMs), each program walking rows pid, pid + grid, ...; every pass of a row (the
-  radix digits, the gather, the ordering) runs in one loop iteration, so after the first pass the row is read
-  from L2: 132 rows in flight are 34 MB for a bf16 128k vocabulary, inside the H200's 50 MB L2. The row's k
-  slots of the index output are the gather's scratch, rewritten in order by the ordering step: no other buffer.
+Over l1.py (the same floor from group maxima, filtering pass, packed int64 keys and radix-select fallback):
+- L2.1: the group-maxima and filtering passes run on a (B, chunks) grid, so every SM streams whatever B is. The
+  maxima go to a [B, groups] buffer and one program per row writes the row's floor; each filtering tile reserves a
+  run of the row's candidate slots with one tl.atomic_add on the row's count and ranks its survivors inside it with
+  a cumsum; one program per row orders the candidates; the fallback is a persistent grid that skips every row whose
+  candidates fit.
 
-Because the gathered columns now go through memory inside one program, other threads read back what one thread
-scattered: the rung needs the two tl.debug_barrier() calls that L3.1 names (without them it would race on the
-GPU). Left to the expert (L3.1): blocks of 4096 at the default 4 warps instead of 16384 at 8, so each SM has a
-quarter of the expert's bytes in flight.
+Left to the expert (L3): tiles of 8192 columns on 8 warps (fewer programs per SM and a long tail per row) and no
+eviction hint on the filtering pass, the row's last read.
 """
 
 import functools
@@ -20,7 +19,71 @@ import torch
 import triton
 import triton.language as tl
 
-_MIN_INT64 = tl.constexpr(-9223372036854775807 - 1)
+CHUNK = 8192  # columns per (row, chunk) program
+NUM_WARPS = 8
+GROUP = 256  # columns per group maximum
+CAP = 1024  # candidate slots per row; a row with more takes the radix select
+_MIN_I64 = tl.constexpr(-9223372036854775807 - 1)
+_MIN_I32 = tl.constexpr(-2147483647 - 1)
+
+
+@triton.jit
+def _skey(x):
+    """fp32 -> int32 whose signed order is the float order."""
+    bits = x.to(tl.int32, bitcast=True)
+    return bits ^ ((bits >> 31) & 0x7FFFFFFF)
+
+
+@triton.jit
+def _group_max_kernel(x_ptr, gmax_ptr, V, stride_row, n_groups_pad, CHUNK: tl.constexpr, G: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.program_id(1) * CHUNK + tl.arange(0, CHUNK)
+    x = tl.load(x_ptr + row * stride_row + cols, mask=cols < V, other=0.0)
+    key = tl.where(cols < V, _skey(x.to(tl.float32)), _MIN_I32)
+    gmax = tl.max(tl.reshape(key, [CHUNK // G, G]), axis=1)
+    groups = tl.program_id(1) * (CHUNK // G) + tl.arange(0, CHUNK // G)
+    tl.store(gmax_ptr + row * n_groups_pad + groups, gmax, mask=groups < n_groups_pad)
+
+
+@triton.jit
+def _threshold_kernel(gmax_ptr, thresh_ptr, n_groups, K_SEL: tl.constexpr, NG_PAD: tl.constexpr):
+    # the K_SEL-th largest group maximum of the row: sorted descending, picked by position
+    row = tl.program_id(0).to(tl.int64)
+    offs = tl.arange(0, NG_PAD)
+    gmax = tl.load(gmax_ptr + row * NG_PAD + offs, mask=offs < n_groups, other=_MIN_I32)
+    ordered = tl.sort(gmax, descending=True)
+    tl.store(thresh_ptr + row, tl.max(tl.where(offs == K_SEL - 1, ordered, _MIN_I32), axis=0))
+
+
+@triton.jit
+def _filter_kernel(x_ptr, thresh_ptr, count_ptr, cand_ptr, V, stride_row, CHUNK: tl.constexpr, CAP: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.program_id(1) * CHUNK + tl.arange(0, CHUNK)
+    mask = cols < V
+    x = tl.load(x_ptr + row * stride_row + cols, mask=mask, other=0.0)
+    key = _skey(x.to(tl.float32))
+    keep = mask & (key >= tl.load(thresh_ptr + row))
+    n_keep = tl.sum(keep.to(tl.int32), axis=0)
+    if n_keep > 0:
+        base = tl.atomic_add(count_ptr + row, n_keep, sem="relaxed")
+        slot = base + tl.cumsum(keep.to(tl.int32), axis=0) - 1
+        packed = (key.to(tl.int64) << 32) | (0x7FFFFFFF - cols).to(tl.int64)
+        tl.store(cand_ptr + row * CAP + slot, packed, mask=keep & (slot < CAP))
+
+
+@triton.jit
+def _order_kernel(cand_ptr, count_ptr, val_ptr, idx_ptr, K_SEL: tl.constexpr, K_PAD: tl.constexpr, CAP: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    n = tl.load(count_ptr + row)
+    if n <= CAP:
+        offs = tl.arange(0, CAP)
+        packed = tl.load(cand_ptr + row * CAP + offs, mask=offs < n, other=_MIN_I64)
+        best = tl.topk(packed, K_PAD)  # descending
+        s = (best >> 32).to(tl.int32)
+        value = (s ^ ((s >> 31) & 0x7FFFFFFF)).to(tl.float32, bitcast=True)
+        j = tl.arange(0, K_PAD)
+        tl.store(val_ptr + row * K_SEL + j, value.to(val_ptr.dtype.element_ty), mask=j < K_SEL)
+        tl.store(idx_ptr + row * K_SEL + j, (0x7FFFFFFF - best.to(tl.int32)).to(tl.int64), mask=j < K_SEL)
 
 
 @triton.jit
@@ -31,76 +94,62 @@ def _radix_key(x):
 
 
 @triton.jit
-def _topk_rows_kernel(
-    x_ptr,
-    val_ptr,
-    idx_ptr,
-    B,
-    V,
-    stride_row,
-    K_SEL: tl.constexpr,
-    K_PAD: tl.constexpr,
-    N_DIGITS: tl.constexpr,
-    BLOCK_V: tl.constexpr,
-):
+def _radix_rows_kernel(
+    x_ptr, val_ptr, idx_ptr, count_ptr, B, V, stride_row,
+    K_SEL: tl.constexpr, K_PAD: tl.constexpr, N_DIGITS: tl.constexpr, BLOCK_V: tl.constexpr, CAP: tl.constexpr,
+):  # fmt: skip
+    # the exact fallback, a row at a time over the rows whose candidates overflowed
     offs = tl.arange(0, BLOCK_V)
     bins = tl.arange(0, 256)
     slot = tl.arange(0, K_PAD)
     for row in range(tl.program_id(0), B, tl.num_programs(0)):
-        row64 = tl.cast(row, tl.int64)
-        row_ptr = x_ptr + row64 * stride_row
-        out_row = row64 * K_SEL
-        # radix select: the bytes of the k-th largest key, most significant first
-        prefix = tl.zeros([], dtype=tl.uint32)
-        k_rem = tl.full([], K_SEL, tl.int32)
-        for dgt in tl.static_range(N_DIGITS):
-            shift = 24 - 8 * dgt
-            hist = tl.zeros([256], dtype=tl.int32)
+        if tl.load(count_ptr + row) > CAP:
+            row64 = tl.cast(row, tl.int64)
+            row_ptr = x_ptr + row64 * stride_row
+            prefix = tl.zeros([], dtype=tl.uint32)  # the bytes of the k-th largest key fixed so far
+            k_rem = tl.full([], K_SEL, tl.int32)  # how many winners the remaining candidates must supply
+            for dgt in tl.static_range(N_DIGITS):
+                shift = 24 - 8 * dgt
+                hist = tl.zeros([256], dtype=tl.int32)
+                for off in range(0, V, BLOCK_V):
+                    cols = off + offs
+                    mask = cols < V
+                    u = _radix_key(tl.load(row_ptr + cols, mask=mask, other=0.0).to(tl.float32))
+                    if dgt > 0:
+                        mask = mask & ((u >> (shift + 8)) == prefix)
+                    hist += tl.histogram(((u >> shift) & 255).to(tl.int32), 256, mask=mask)
+                at_or_above = tl.sum(hist, axis=0) - tl.cumsum(hist, axis=0) + hist
+                d_star = tl.max(tl.where(at_or_above >= k_rem, bins, 0), axis=0)
+                k_rem -= tl.sum(tl.where(bins > d_star, hist, 0), axis=0)
+                prefix = (prefix << 8) | d_star.to(tl.uint32)
+            thresh = prefix << (32 - 8 * N_DIGITS)
+            # the winners' columns into the row's output indices: above the threshold in any order, then the
+            # first k_rem equal to it in column order
+            out_row = row64 * K_SEL
+            n_gt = tl.zeros([], dtype=tl.int32)
+            n_eq = tl.zeros([], dtype=tl.int32)
             for off in range(0, V, BLOCK_V):
                 cols = off + offs
                 mask = cols < V
                 u = _radix_key(tl.load(row_ptr + cols, mask=mask, other=0.0).to(tl.float32))
-                if dgt > 0:
-                    mask = mask & ((u >> (shift + 8)) == prefix)
-                hist += tl.histogram(((u >> shift) & 255).to(tl.int32), 256, mask=mask)
-            at_or_above = tl.sum(hist, axis=0) - tl.cumsum(hist, axis=0) + hist
-            d_star = tl.max(tl.where(at_or_above >= k_rem, bins, 0), axis=0)
-            k_rem -= tl.sum(tl.where(bins > d_star, hist, 0), axis=0)
-            prefix = (prefix << 8) | d_star.to(tl.uint32)
-        thresh = prefix << (32 - 8 * N_DIGITS)
-
-        # gather into the row's index output: keys above the threshold, then the first k_rem equal to it
-        n_gt = tl.zeros([], dtype=tl.int32)
-        n_eq = tl.zeros([], dtype=tl.int32)
-        for off in range(0, V, BLOCK_V):
-            cols = off + offs
-            mask = cols < V
-            u = _radix_key(tl.load(row_ptr + cols, mask=mask, other=0.0).to(tl.float32))
-            is_gt = mask & (u > thresh)
-            is_eq = mask & (u == thresh)
-            pos_gt = n_gt + tl.cumsum(is_gt.to(tl.int32), axis=0) - 1
-            pos_eq = n_eq + tl.cumsum(is_eq.to(tl.int32), axis=0) - 1
-            dst = tl.where(is_gt, pos_gt, K_SEL - k_rem + pos_eq)
-            tl.store(idx_ptr + out_row + dst, cols.to(tl.int64), mask=is_gt | (is_eq & (pos_eq < k_rem)))
-            n_gt += tl.sum(is_gt.to(tl.int32), axis=0)
-            n_eq += tl.sum(is_eq.to(tl.int32), axis=0)
-        tl.debug_barrier()  # the scattered columns are visible to every thread of the program
-
-        # order the k winners: value descending, column ascending, as one int64 key
-        idx = tl.load(idx_ptr + out_row + slot, mask=slot < K_SEL, other=0).to(tl.int32)
-        x = tl.load(row_ptr + idx, mask=slot < K_SEL, other=0.0).to(tl.float32)
-        bits = x.to(tl.int32, bitcast=True)
-        skey = bits ^ ((bits >> 31) & 0x7FFFFFFF)
-        packed = (skey.to(tl.int64) << 32) | (0x7FFFFFFF - idx).to(tl.int64)
-        packed = tl.where(slot < K_SEL, packed, _MIN_INT64)
-        tl.debug_barrier()  # every slot is read before the ordered results overwrite it
-        for j in tl.static_range(K_SEL):
-            best = tl.max(packed, axis=0)
-            packed = tl.where(packed == best, _MIN_INT64, packed)
+                is_gt = mask & (u > thresh)
+                is_eq = mask & (u == thresh)
+                pos_gt = n_gt + tl.cumsum(is_gt.to(tl.int32), axis=0) - 1
+                pos_eq = n_eq + tl.cumsum(is_eq.to(tl.int32), axis=0) - 1
+                dst = tl.where(is_gt, pos_gt, K_SEL - k_rem + pos_eq)
+                tl.store(idx_ptr + out_row + dst, cols.to(tl.int64), mask=is_gt | (is_eq & (pos_eq < k_rem)))
+                n_gt += tl.sum(is_gt.to(tl.int32), axis=0)
+                n_eq += tl.sum(is_eq.to(tl.int32), axis=0)
+            tl.debug_barrier()  # the scattered indices are visible to the whole program
+            idx = tl.load(idx_ptr + out_row + slot, mask=slot < K_SEL, other=0).to(tl.int32)
+            x = tl.load(row_ptr + idx, mask=slot < K_SEL, other=0.0).to(tl.float32)
+            packed = (_skey(x).to(tl.int64) << 32) | (0x7FFFFFFF - idx).to(tl.int64)
+            best = tl.sort(tl.where(slot < K_SEL, packed, _MIN_I64), descending=True)
+            tl.debug_barrier()  # every thread has read its index before any is overwritten
             s = (best >> 32).to(tl.int32)
             value = (s ^ ((s >> 31) & 0x7FFFFFFF)).to(tl.float32, bitcast=True)
-            tl.store(val_ptr + out_row + j, value.to(val_ptr.dtype.element_ty))
-            tl.store(idx_ptr + out_row + j, (0x7FFFFFFF - best.to(tl.int32)).to(tl.int64))
+            tl.store(val_ptr + out_row + slot, value.to(val_ptr.dtype.element_ty), mask=slot < K_SEL)
+            tl.store(idx_ptr + out_row + slot, (0x7FFFFFFF - best.to(tl.int32)).to(tl.int64), mask=slot < K_SEL)
 
 
 @functools.cache
@@ -108,27 +157,43 @@ def _num_sms(device_index: int) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
+def _group(V: int, k: int) -> int:
+    """Columns per group: 256, or fewer so that at least k groups exist, or more so that at most 4096 do."""
+    group = max(GROUP, triton.next_power_of_2(triton.cdiv(V, 4096)))
+    while group > 1 and triton.cdiv(V, group) < k:
+        group //= 2
+    return group
+
+
 def solution(logits: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
-    assert logits.ndim == 2 and logits.stride(1) == 1, "logits must be [B, V] with unit column stride"
-    assert logits.dtype in (torch.bfloat16, torch.float32), "bf16 or fp32 logits"
+    assert logits.ndim == 2 and logits.stride(1) == 1
+    assert logits.dtype in (torch.bfloat16, torch.float32)
     B, V = logits.shape
-    assert 1 <= k <= 64 and k <= V and V < 2**31, "1 <= k <= min(64, V)"
-    values = torch.empty((B, k), dtype=logits.dtype, device=logits.device)
-    indices = torch.empty((B, k), dtype=torch.int64, device=logits.device)
+    assert 1 <= k <= 64 and k <= V and V < 2**31
+    device = logits.device
+    values = torch.empty((B, k), dtype=logits.dtype, device=device)
+    indices = torch.empty((B, k), dtype=torch.int64, device=device)
     if B == 0:
         return values, indices
-    # the CPU interpreter has no SMs to count: the H200's 132 stand in
-    num_sms = _num_sms(logits.device.index or 0) if logits.is_cuda else 132
-    _topk_rows_kernel[(min(B, num_sms),)](
-        logits,
-        values,
-        indices,
-        B,
-        V,
-        logits.stride(0),
-        K_SEL=k,
-        K_PAD=max(16, triton.next_power_of_2(k)),
-        N_DIGITS=2 if logits.dtype == torch.bfloat16 else 4,
-        BLOCK_V=4096,
-    )
+    k_pad = max(16, triton.next_power_of_2(k))
+    group = _group(V, k)
+    chunk = max(CHUNK, group)
+    n_groups = triton.cdiv(V, group)
+    ng_pad = triton.next_power_of_2(max(n_groups, 2))
+    n_chunks = triton.cdiv(V, chunk)
+    counts = torch.zeros(B, dtype=torch.int32, device=device)
+    gmax = torch.empty((B, ng_pad), dtype=torch.int32, device=device)
+    thresh = torch.empty(B, dtype=torch.int32, device=device)
+    cand = torch.empty((B, CAP), dtype=torch.int64, device=device)
+    stride = logits.stride(0)
+    _group_max_kernel[(B, n_chunks)](logits, gmax, V, stride, ng_pad, CHUNK=chunk, G=group, num_warps=NUM_WARPS)
+    _threshold_kernel[(B,)](gmax, thresh, n_groups, K_SEL=k, NG_PAD=ng_pad, num_warps=4)
+    _filter_kernel[(B, n_chunks)](logits, thresh, counts, cand, V, stride, CHUNK=chunk, CAP=CAP, num_warps=NUM_WARPS)
+    _order_kernel[(B,)](cand, counts, values, indices, K_SEL=k, K_PAD=k_pad, CAP=CAP, num_warps=4)
+    num_sms = _num_sms(device.index or 0) if logits.is_cuda else 2
+    _radix_rows_kernel[(min(B, num_sms),)](
+        logits, values, indices, counts, B, V, stride,
+        K_SEL=k, K_PAD=k_pad, N_DIGITS=2 if logits.dtype == torch.bfloat16 else 4, BLOCK_V=4096, CAP=CAP,
+        num_warps=4,
+    )  # fmt: skip
     return values, indices

@@ -1,0 +1,50 @@
+"""topk_rows: the expert's filter design at other tiles, groups and capacities, beside its rungs.
+
+    python benchmarks/topk_designs.py [--workloads W ...] [--designs SUBSTRING ...]                       (GPU)
+    TRITON_INTERPRET=1 python benchmarks/topk_designs.py --check-interpret                               (CPU)
+
+Why it exists: on an H200 (2026-12-03) the former expert, a radix select of every row (a tl.histogram update per
+element per byte pass), read 2-3% of SOL, and its own L1 rung was 34-47% faster; no block, warp count or grid
+closed that (residency_designs.py). The filter design does a few integer operations per element instead: group
+maxima bound the k-th largest from below, one pass keeps what reaches that bound, and only the survivors are
+sorted. Measured as a candidate here (CHUNK 2048 beside 4096 and 8192), it became the expert (2026-12-03 21:30).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from design_sweep import TaskFiles, sweep_main, with_attrs  # noqa: E402
+
+TASK = "topk_rows"
+VARIANTS: dict[str, dict[str, Any]] = {
+    "CHUNK 4096 w4": {"CHUNK": 4096},
+    "CHUNK 1024 w4": {"CHUNK": 1024},
+    "CHUNK 2048 w2": {"NUM_WARPS": 2},
+    "groups of 128": {"GROUP": 128},
+    "groups of 512": {"GROUP": 512},
+    "CAP 64 (rows with more than 64 candidates take the radix select)": {"CAP": 64},
+}
+# beyond the task's interpret workload: longer rows (more groups than k at the shipped group size), fp32 and bf16
+SHAPES = [
+    ("rows-40k-bf16-k64", {"B": 3, "V": 40000, "k": 64, "dtype": "bfloat16"}, 71),
+    ("rows-33k-fp32-k50", {"B": 2, "V": 33001, "k": 50, "dtype": "float32"}, 72),
+    ("k1-fp32", {"B": 2, "V": 3000, "k": 1, "dtype": "float32"}, 73),
+]
+
+
+def candidates(files: TaskFiles, chosen: list[str] | None) -> dict[str, Callable[..., Any]]:
+    designs: dict[str, Callable[..., Any]] = {"expert (as shipped)": files.expert.solution}
+    designs |= {name: with_attrs(files.expert, attrs) for name, attrs in VARIANTS.items()}
+    designs |= {f"{rung} rung": module.solution for rung, module in files.ladder_modules().items() if rung != "plain"}
+    return {name: fn for name, fn in designs.items() if not chosen or any(c in name for c in chosen)}
+
+
+if __name__ == "__main__":
+    sys.exit(sweep_main(TASK, Path(__file__), __doc__, candidates, SHAPES))
