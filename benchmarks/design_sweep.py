@@ -61,6 +61,21 @@ def with_attrs(module: ModuleType, attrs: dict[str, Any]) -> Callable[..., Any]:
     return solution
 
 
+def edited(path: Path, edits: dict[str, str]) -> ModuleType:
+    """The module at `path` with each `old` replaced by `new` (each must occur), loaded from a file of its own: a
+    candidate that differs from a kernel in its source, not in a constant."""
+    import tempfile
+
+    text = path.read_text()
+    for old, new in edits.items():
+        if old not in text:
+            raise SystemExit(f"{old!r} is not in {path}")
+        text = text.replace(old, new)
+    copy = Path(tempfile.mkdtemp(prefix="residency-")) / path.name
+    copy.write_text(text)
+    return load_module(f"_edited_{abs(hash(tuple(edits.items())))}", copy)
+
+
 def with_config(expert: ModuleType, config: Callable[..., Any]) -> Callable[..., Any]:
     """The expert's solution with its module-level `_config` rule replaced by `config` for the length of each call
     (for sweeps over one expert's tile configurations)."""

@@ -25,15 +25,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from design_sweep import TaskFiles, sweep_main, with_attrs  # noqa: E402
-
-from workbench.harness.checker import load_module  # noqa: E402
+from design_sweep import TaskFiles, edited, sweep_main, with_attrs  # noqa: E402
 
 
 def _segment_config(budget: int | None, max_nodes: int, stream: int, hub_tiles: int) -> Callable[..., Any]:
@@ -145,20 +142,6 @@ EDITS: dict[str, dict[str, dict[str, str]]] = {
         "int32 row offsets": {".to(tl.int64)": ""},
     },
 }
-
-
-def edited(path: Path, edits: dict[str, str]) -> ModuleType:
-    """The module at `path` with each `old` replaced by `new` (each must occur), loaded from a file of its own."""
-    import tempfile
-
-    text = path.read_text()
-    for old, new in edits.items():
-        if old not in text:
-            raise SystemExit(f"residency_designs.py: {old!r} is not in {path}")
-        text = text.replace(old, new)
-    copy = Path(tempfile.mkdtemp(prefix="residency-")) / path.name
-    copy.write_text(text)
-    return load_module(f"_edited_{abs(hash(tuple(edits.items())))}", copy)
 
 
 def candidates_for(task: str) -> Callable[[TaskFiles, list[str] | None], dict[str, Callable[..., Any]]]:
