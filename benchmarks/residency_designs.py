@@ -4,7 +4,7 @@
     TRITON_INTERPRET=1 python benchmarks/residency_designs.py TASK --check-interpret                    (CPU)
 
 TASK is one of topk_rows, logcumsumexp, swiglu, stream_compaction, sliding_window_max, histogram,
-segment_softmax. Prints one line per measurement as it goes, then
+segment_softmax, rope_qk_norm. Prints one line per measurement as it goes, then
 a table of latencies (triton.testing.do_bench, L2 flushed, output allocation included) and the elapsed time.
 
 Why it exists: timed in alternation on an H200 (2026-12-03 18:55 UTC, docs/runs/2026-12-03-h200-evening/), these
@@ -115,6 +115,10 @@ SWAPS: dict[str, dict[str, dict[str, Any]]] = {
         },
         "a node a program, short tile twice the mean degree": {"_config": _node_per_program(2)},
         "a node a program, short tile four times the mean degree": {"_config": _node_per_program(4)},
+    },
+    "rope_qk_norm": {
+        "4 warps at every tile (the L1+L2 rung's)": {"_num_warps": lambda tile: 4},
+        "8 warps above 8192 elements": {"_num_warps": lambda tile: 4 if tile <= 8192 else 8},
     },
     "stream_compaction": {
         "TILE 1024 w4 (the L1 rung's)": {"_TILE": 1024, "_NUM_WARPS": 4},
