@@ -71,9 +71,26 @@ def edited(path: Path, edits: dict[str, str]) -> ModuleType:
         if old not in text:
             raise SystemExit(f"{old!r} is not in {path}")
         text = text.replace(old, new)
-    copy = Path(tempfile.mkdtemp(prefix="residency-")) / path.name
+    copy = Path(tempfile.mkdtemp(prefix="sweep-edit-")) / path.name
     copy.write_text(text)
     return load_module(f"_edited_{abs(hash(tuple(edits.items())))}", copy)
+
+
+def expert_candidates(files: TaskFiles, swaps: dict[str, dict[str, Any]], edits: dict[str, dict[str, str]],
+                      chosen: list[str] | None) -> dict[str, Callable[..., Any]]:  # fmt: skip
+    """The expert as shipped, the expert with each set of `swaps` (module attributes, see with_attrs), the expert with
+    each set of source `edits` (see edited), and the rungs above plain; only those whose name holds one of `chosen`
+    when it is given. A swap of an attribute the expert does not have stops the sweep."""
+    for attrs in swaps.values():
+        missing = [name for name in attrs if not hasattr(files.expert, name)]
+        if missing:
+            raise SystemExit(f"the {files.task.name} expert has no {', '.join(missing)} to swap")
+    designs: dict[str, Callable[..., Any]] = {"expert (as shipped)": files.expert.solution}
+    designs |= {name: with_attrs(files.expert, attrs) for name, attrs in swaps.items()}
+    if edits and files.task.expert_path is not None:
+        designs |= {name: edited(files.task.expert_path, e).solution for name, e in edits.items()}
+    designs |= {f"{rung} rung": module.solution for rung, module in files.ladder_modules().items() if rung != "plain"}
+    return {name: fn for name, fn in designs.items() if not chosen or any(c in name for c in chosen)}
 
 
 def with_config(expert: ModuleType, config: Callable[..., Any]) -> Callable[..., Any]:

@@ -3,9 +3,10 @@
     python benchmarks/residency_designs.py TASK [--workloads W ...] [--designs SUBSTRING ...]          (GPU)
     TRITON_INTERPRET=1 python benchmarks/residency_designs.py TASK --check-interpret                    (CPU)
 
-TASK is one of topk_rows, logcumsumexp, swiglu, stream_compaction, sliding_window_max, histogram,
-segment_softmax, rope_qk_norm. Prints one line per measurement as it goes, then
-a table of latencies (triton.testing.do_bench, L2 flushed, output allocation included) and the elapsed time.
+TASK is one of logcumsumexp, swiglu, sliding_window_max, histogram, segment_softmax, rope_qk_norm, stream_compaction
+(topk_rows's expert is a new design since 9744c8d; benchmarks/topk_designs.py sweeps it). Prints one line per
+measurement as it goes, then a table of latencies (triton.testing.do_bench, L2 flushed, output allocation included)
+and the elapsed time.
 
 Why it exists: timed in alternation on an H200 (2026-12-03 18:55 UTC, docs/runs/2026-12-03-h200-evening/), these
 experts were slower than a lower rung of their own ladder: topk_rows's L1 by 34-47% on all three workloads,
@@ -16,7 +17,7 @@ spill 808-928 bytes a thread and one persistent program per SM walks the rows). 
 of loss, and its sweep found one tile per program at the rung's residency faster (the expert since 7dd1f0a).
 
 The candidates are each expert's own kernel with its module constants swapped for the length of a call (tile and
-warps; for topk_rows also a program per row instead of one per SM), beside the rung that beat it, so one call says
+warps), or with its source edited one difference at a time (EDITS), beside the rung that beat it, so one call says
 whether the expert's design loses to its tile choice or to something the rung does differently.
 """
 
@@ -30,23 +31,20 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from design_sweep import TaskFiles, edited, sweep_main, with_attrs  # noqa: E402
+import triton  # noqa: E402
+from design_sweep import TaskFiles, expert_candidates, sweep_main  # noqa: E402
 
 
-def _segment_config(budget: int | None, max_nodes: int, stream: int, hub_tiles: int) -> Callable[..., Any]:
-    """segment_softmax's _config at another element budget: the short tile holds `budget` elements (None: L1+L2's
-    fixed 8 nodes with MAXD up to 512), streamed tiles `stream` elements, a hub more than `hub_tiles` of them."""
+def _segment_config(budget: int, max_nodes: int, stream: int, hub_tiles: int) -> Callable[..., Any]:
+    """segment_softmax's _config at another element budget: the short tile holds `budget` elements of at most
+    `max_nodes` nodes, streamed tiles `stream` elements, a hub more than `hub_tiles` of them."""
 
     def config(num_edges: int, num_nodes: int, n_heads: int) -> tuple[int, int, int, int, int]:
-        block_h = 1 << max(0, n_heads - 1).bit_length()
+        block_h = triton.next_power_of_2(n_heads)
         mean_degree = max(1, num_edges // max(1, num_nodes))
-        pow2 = 1 << max(0, mean_degree - 1).bit_length()
-        if budget is None:
-            maxd, nodes, block_e = min(pow2, 512), max_nodes, 128
-        else:
-            maxd = max(4, min(pow2, budget // 2 // block_h))
-            nodes = max(1, min(max_nodes, budget // (maxd * block_h)))
-            block_e = max(16, stream // block_h)
+        maxd = max(4, min(triton.next_power_of_2(mean_degree), budget // 2 // block_h))
+        nodes = max(1, min(max_nodes, budget // (maxd * block_h)))
+        block_e = max(16, stream // block_h)
         return block_h, maxd, nodes, block_e, hub_tiles * block_e
 
     return config
@@ -57,9 +55,9 @@ def _node_per_program(over_mean: int) -> Callable[..., Any]:
     the mean degree (up to 2048 elements), streamed tiles of 1024 elements, a hub past 8 of them."""
 
     def config(num_edges: int, num_nodes: int, n_heads: int) -> tuple[int, int, int, int, int]:
-        block_h = 1 << max(0, n_heads - 1).bit_length()
+        block_h = triton.next_power_of_2(n_heads)
         mean_degree = max(1, num_edges // max(1, num_nodes))
-        maxd = max(4, min(over_mean << max(0, mean_degree - 1).bit_length(), 2048 // block_h))
+        maxd = max(4, min(over_mean * triton.next_power_of_2(mean_degree), 2048 // block_h))
         block_e = max(16, 1024 // block_h)
         return block_h, maxd, 1, block_e, 8 * block_e
 
@@ -68,13 +66,6 @@ def _node_per_program(over_mean: int) -> Callable[..., Any]:
 
 # task -> {design name: module attributes swapped for the call}; the values are what the faster rung uses
 SWAPS: dict[str, dict[str, dict[str, Any]]] = {
-    "topk_rows": {
-        "BLOCK_V 4096 w4 (the L1 rung's block)": {"BLOCK_V": 4096, "NUM_WARPS": 4},
-        "BLOCK_V 8192 w4": {"BLOCK_V": 8192, "NUM_WARPS": 4},
-        "BLOCK_V 8192 w8": {"BLOCK_V": 8192, "NUM_WARPS": 8},
-        "a program per row (BLOCK_V 16384 w8)": {"_num_sms": lambda index: 1 << 30},
-        "a program per row, BLOCK_V 4096 w4": {"_num_sms": lambda index: 1 << 30, "BLOCK_V": 4096, "NUM_WARPS": 4},
-    },
     "logcumsumexp": {
         "CHUNK 1024 w4 (the L1 rung's)": {"CHUNK": 1024, "NUM_WARPS": 4},
         "CHUNK 2048 w4": {"CHUNK": 2048, "NUM_WARPS": 4},
@@ -150,17 +141,7 @@ EDITS: dict[str, dict[str, dict[str, str]]] = {
 
 def candidates_for(task: str) -> Callable[[TaskFiles, list[str] | None], dict[str, Callable[..., Any]]]:
     def candidates(files: TaskFiles, chosen: list[str] | None) -> dict[str, Callable[..., Any]]:
-        for attrs in SWAPS[task].values():
-            missing = [name for name in attrs if not hasattr(files.expert, name)]
-            if missing:
-                raise SystemExit(f"residency_designs.py: the {task} expert has no {', '.join(missing)} to swap")
-        designs: dict[str, Callable[..., Any]] = {"expert (as shipped)": files.expert.solution}
-        designs |= {name: with_attrs(files.expert, attrs) for name, attrs in SWAPS[task].items()}
-        if files.task.expert_path is not None:
-            designs |= {name: edited(files.task.expert_path, e).solution for name, e in EDITS.get(task, {}).items()}
-        designs |= {f"{rung} rung": module.solution for rung, module in files.ladder_modules().items()
-                    if rung != "plain"}  # fmt: skip
-        return {name: fn for name, fn in designs.items() if not chosen or any(c in name for c in chosen)}
+        return expert_candidates(files, SWAPS[task], EDITS.get(task, {}), chosen)
 
     return candidates
 

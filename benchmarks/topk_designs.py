@@ -20,7 +20,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from design_sweep import TaskFiles, edited, sweep_main, with_attrs  # noqa: E402
+from design_sweep import TaskFiles, expert_candidates, sweep_main  # noqa: E402
 
 TASK = "topk_rows"
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -50,12 +50,7 @@ SHAPES = [
 
 
 def candidates(files: TaskFiles, chosen: list[str] | None) -> dict[str, Callable[..., Any]]:
-    designs: dict[str, Callable[..., Any]] = {"expert (as shipped)": files.expert.solution}
-    designs |= {name: with_attrs(files.expert, attrs) for name, attrs in VARIANTS.items()}
-    if files.task.expert_path is not None:
-        designs |= {name: edited(files.task.expert_path, e).solution for name, e in EDITS.items()}
-    designs |= {f"{rung} rung": module.solution for rung, module in files.ladder_modules().items() if rung != "plain"}
-    return {name: fn for name, fn in designs.items() if not chosen or any(c in name for c in chosen)}
+    return expert_candidates(files, VARIANTS, EDITS, chosen)
 
 
 if __name__ == "__main__":
