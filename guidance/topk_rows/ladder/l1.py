@@ -35,6 +35,16 @@ def _skey(x):
 
 
 @triton.jit
+def _store_winners(best, val_ptr, idx_ptr, out_row, K_SEL: tl.constexpr, K_PAD: tl.constexpr):
+    """The first K_SEL packed keys of `best` (descending) as the output row's values and columns."""
+    s = (best >> 32).to(tl.int32)
+    value = (s ^ ((s >> 31) & 0x7FFFFFFF)).to(tl.float32, bitcast=True)
+    j = tl.arange(0, K_PAD)
+    tl.store(val_ptr + out_row + j, value.to(val_ptr.dtype.element_ty), mask=j < K_SEL)
+    tl.store(idx_ptr + out_row + j, (0x7FFFFFFF - best.to(tl.int32)).to(tl.int64), mask=j < K_SEL)
+
+
+@triton.jit
 def _radix_key(x):
     """fp32 -> uint32 whose unsigned order is the float order."""
     bits = x.to(tl.uint32, bitcast=True)
@@ -80,10 +90,7 @@ def _topk_row_kernel(
     if n <= CAP:
         c_offs = tl.arange(0, CAP)
         best = tl.topk(tl.load(cand_ptr + row * CAP + c_offs, mask=c_offs < n, other=_MIN_I64), K_PAD)
-        s = (best >> 32).to(tl.int32)
-        value = (s ^ ((s >> 31) & 0x7FFFFFFF)).to(tl.float32, bitcast=True)
-        tl.store(val_ptr + out_row + j, value.to(val_ptr.dtype.element_ty), mask=j < K_SEL)
-        tl.store(idx_ptr + out_row + j, (0x7FFFFFFF - best.to(tl.int32)).to(tl.int64), mask=j < K_SEL)
+        _store_winners(best, val_ptr, idx_ptr, out_row, K_SEL, K_PAD)
     else:
         # L1.2's exact path: the k-th largest key a byte at a time, then the winners gathered and ordered
         bins = tl.arange(0, 256)
@@ -124,10 +131,7 @@ def _topk_row_kernel(
         packed = (_skey(x).to(tl.int64) << 32) | (0x7FFFFFFF - idx).to(tl.int64)
         best = tl.sort(tl.where(j < K_SEL, packed, _MIN_I64), descending=True)
         tl.debug_barrier()  # every thread has read its index before any is overwritten
-        s = (best >> 32).to(tl.int32)
-        value = (s ^ ((s >> 31) & 0x7FFFFFFF)).to(tl.float32, bitcast=True)
-        tl.store(val_ptr + out_row + j, value.to(val_ptr.dtype.element_ty), mask=j < K_SEL)
-        tl.store(idx_ptr + out_row + j, (0x7FFFFFFF - best.to(tl.int32)).to(tl.int64), mask=j < K_SEL)
+        _store_winners(best, val_ptr, idx_ptr, out_row, K_SEL, K_PAD)
 
 
 def solution(logits: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:

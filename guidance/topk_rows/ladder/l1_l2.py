@@ -79,11 +79,17 @@ def _order_kernel(cand_ptr, count_ptr, val_ptr, idx_ptr, K_SEL: tl.constexpr, K_
         offs = tl.arange(0, CAP)
         packed = tl.load(cand_ptr + row * CAP + offs, mask=offs < n, other=_MIN_I64)
         best = tl.topk(packed, K_PAD)  # descending
-        s = (best >> 32).to(tl.int32)
-        value = (s ^ ((s >> 31) & 0x7FFFFFFF)).to(tl.float32, bitcast=True)
-        j = tl.arange(0, K_PAD)
-        tl.store(val_ptr + row * K_SEL + j, value.to(val_ptr.dtype.element_ty), mask=j < K_SEL)
-        tl.store(idx_ptr + row * K_SEL + j, (0x7FFFFFFF - best.to(tl.int32)).to(tl.int64), mask=j < K_SEL)
+        _store_winners(best, val_ptr, idx_ptr, row * K_SEL, K_SEL, K_PAD)
+
+
+@triton.jit
+def _store_winners(best, val_ptr, idx_ptr, out_row, K_SEL: tl.constexpr, K_PAD: tl.constexpr):
+    """The first K_SEL packed keys of `best` (descending) as the output row's values and columns."""
+    s = (best >> 32).to(tl.int32)
+    value = (s ^ ((s >> 31) & 0x7FFFFFFF)).to(tl.float32, bitcast=True)
+    j = tl.arange(0, K_PAD)
+    tl.store(val_ptr + out_row + j, value.to(val_ptr.dtype.element_ty), mask=j < K_SEL)
+    tl.store(idx_ptr + out_row + j, (0x7FFFFFFF - best.to(tl.int32)).to(tl.int64), mask=j < K_SEL)
 
 
 @triton.jit
@@ -146,10 +152,7 @@ def _radix_rows_kernel(
             packed = (_skey(x).to(tl.int64) << 32) | (0x7FFFFFFF - idx).to(tl.int64)
             best = tl.sort(tl.where(slot < K_SEL, packed, _MIN_I64), descending=True)
             tl.debug_barrier()  # every thread has read its index before any is overwritten
-            s = (best >> 32).to(tl.int32)
-            value = (s ^ ((s >> 31) & 0x7FFFFFFF)).to(tl.float32, bitcast=True)
-            tl.store(val_ptr + out_row + slot, value.to(val_ptr.dtype.element_ty), mask=slot < K_SEL)
-            tl.store(idx_ptr + out_row + slot, (0x7FFFFFFF - best.to(tl.int32)).to(tl.int64), mask=slot < K_SEL)
+            _store_winners(best, val_ptr, idx_ptr, out_row, K_SEL, K_PAD)
 
 
 @functools.cache
