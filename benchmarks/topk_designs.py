@@ -7,7 +7,8 @@ Why it exists: on an H200 (2026-12-03) the former expert, a radix select of ever
 element per byte pass), read 2-3% of SOL, and its own L1 rung was 34-47% faster; no block, warp count or grid
 closed that (residency_designs.py). The filter design does a few integer operations per element instead: group
 maxima bound the k-th largest from below, one pass keeps what reaches that bound, and only the survivors are
-sorted. Measured as a candidate here (CHUNK 2048 beside 4096 and 8192), it became the expert (2026-12-03 21:30).
+sorted. Measured as a candidate here (CHUNK 2048 beside 4096 and 8192), it became the expert (2026-12-03 21:30);
+its filtering pass then took a slot per survivor instead of a run per tile ranked by a cumsum (2026-12-03 23:10).
 """
 
 from __future__ import annotations
@@ -31,16 +32,20 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "groups of 512": {"GROUP": 512},
     "CAP 64 (rows with more than 64 candidates take the radix select)": {"CAP": 64},
 }
-# the filtering pass's slots from one atomic per survivor instead of one per tile plus a cumsum over the tile: survivors
-# are a few per tile, and ncu (2026-12-03, call 4) called the filtering kernel compute-bound at 115 registers
-EDITS: dict[str, dict[str, str]] = {
-    "per-survivor atomic slots (no cumsum)": {
-        """        base = tl.atomic_add(count_ptr + row, n_keep, sem="relaxed")
-        slot = base + tl.cumsum(keep.to(tl.int32), axis=0) - 1
-""": """        slot = tl.atomic_add(count_ptr + row + tl.zeros_like(cols), 1, mask=keep, sem="relaxed")
+# the filtering pass's former slots, beside the expert's: one atomic per tile reserving a run, its survivors ranked in
+# it by a cumsum over the tile. ncu (2026-12-03, call 4) called that kernel compute-bound at 115 registers; a slot per
+# survivor (55-56 registers) ran 152 / 379 / 216 us against 212 / 510 / 241 (23:00 UTC) and became the expert's
+_RUN_PER_TILE = {
+    """    if tl.max(keep.to(tl.int32), axis=0) > 0:
+""": """    n_keep = tl.sum(keep.to(tl.int32), axis=0)
+    if n_keep > 0:
 """,
-    },
+    """        slot = tl.atomic_add(count_ptr + row + tl.zeros_like(cols), 1, mask=keep, sem="relaxed")
+""": """        base = tl.atomic_add(count_ptr + row, n_keep, sem="relaxed")
+        slot = base + tl.cumsum(keep.to(tl.int32), axis=0) - 1
+""",
 }
+EDITS: dict[str, dict[str, str]] = {"a run of slots per tile, ranked by a cumsum (the former filter)": _RUN_PER_TILE}
 # beyond the task's interpret workload: longer rows (more groups than k at the shipped group size), fp32 and bf16
 SHAPES = [
     ("rows-40k-bf16-k64", {"B": 3, "V": 40000, "k": 64, "dtype": "bfloat16"}, 71),

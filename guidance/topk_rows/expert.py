@@ -10,9 +10,9 @@ values, indices = the k largest logits of each row, descending, equal values by 
   those maxima, so at least k elements do: it is a threshold no higher than the k-th largest element.
   With G = 256 on a 128k vocabulary that is the 50th largest of 501 maxima, which few elements beat.
 * One filtering pass: every (row, chunk) program keeps the elements at or above its row's threshold
-  and appends their int64 keys to the row's candidate list (an atomic add on the row's count reserves
-  a run of slots, a cumsum ranks the survivors inside it). A last program per row sorts the candidates
-  (tl.topk over CAP keys) and writes the k winners in order.
+  and appends their int64 keys to the row's candidate list (each survivor takes a slot with an atomic
+  add on the row's count). A last program per row sorts the candidates (tl.topk over CAP keys) and
+  writes the k winners in order.
 * Rows whose candidates overflow CAP (many values tied at the threshold) are rare and still exact: a
   radix select over the whole row (tl.histogram, one byte of the key per pass) runs for those rows only,
   and skips every other row after reading its count.
@@ -21,7 +21,9 @@ values, indices = the k largest logits of each row, descending, equal values by 
   so all SMs stream from the first microsecond whatever B is.
 * Tiles of 2048 columns on 4 warps (16 a thread). On an H200 (2026-12-03, us): 212 / 511 / 188 on the
   three workloads, against 279 / 722 / 248 at 4096 and 357 / 920 / 336 at 8192 on 8 warps, and against
-  1284 / 5381 / 1197 for the former expert, a radix select (byte histograms) over every row.
+  1284 / 5381 / 1197 for the former expert, a radix select (byte histograms) over every row. A slot per
+  survivor (an atomic each) instead of a run per tile ranked by a cumsum: 152 / 379 / 216 against
+  212 / 510 / 241 in the same sweep (benchmarks/topk_designs.py, 23:00 UTC).
 """
 
 import functools
@@ -74,10 +76,10 @@ def _filter_kernel(x_ptr, thresh_ptr, count_ptr, cand_ptr, V, stride_row, CHUNK:
     x = tl.load(x_ptr + row * stride_row + cols, mask=mask, other=0.0, eviction_policy="evict_first")
     key = _skey(x.to(tl.float32))
     keep = mask & (key >= tl.load(thresh_ptr + row))
-    n_keep = tl.sum(keep.to(tl.int32), axis=0)
-    if n_keep > 0:
-        base = tl.atomic_add(count_ptr + row, n_keep, sem="relaxed")
-        slot = base + tl.cumsum(keep.to(tl.int32), axis=0) - 1
+    if tl.max(keep.to(tl.int32), axis=0) > 0:
+        # a slot per survivor from the row's counter: survivors are a few per tile, and ranking them with a cumsum
+        # over the tile held the kernel at 115 registers (55-56 this way)
+        slot = tl.atomic_add(count_ptr + row + tl.zeros_like(cols), 1, mask=keep, sem="relaxed")
         packed = (key.to(tl.int64) << 32) | (0x7FFFFFFF - cols).to(tl.int64)
         tl.store(cand_ptr + row * CAP + slot, packed, mask=keep & (slot < CAP))
 
