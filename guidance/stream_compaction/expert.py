@@ -39,16 +39,14 @@ def _compact_kernel(
     values_ptr,
     mask_ptr,  # uint8 view of the bool mask
     out_ptr,
-    status_ptr,  # [num_tiles] int64, zeroed: (flag << 32) | value
-    ticket_ptr,  # [1] int32, zeroed
-    count_ptr,  # 0-d int64
+    status_ptr,  # [num_tiles + 2] int64, zeroed: (flag << 32) | value per tile, then the ticket, then the count
     n,
     num_tiles,
     TILE: tl.constexpr,
     WINDOW: tl.constexpr,
 ):
     # dynamic tile order: tiles with smaller tickets are already resident when we wait on them
-    tile = tl.atomic_add(ticket_ptr, 1)
+    tile = tl.atomic_add(status_ptr + num_tiles, 1).to(tl.int32)
     offs = tile * TILE + tl.arange(0, TILE)
     in_bounds = offs < n
 
@@ -94,7 +92,7 @@ def _compact_kernel(
     if tile > 0:
         tl.atomic_xchg(status_ptr + tile, (_INCLUSIVE << 32) | (base + local), sem="relaxed")
     if tile == num_tiles - 1:
-        tl.store(count_ptr, base + local)
+        tl.store(status_ptr + num_tiles + 1, base + local)
 
     # the one write of the survivors, a contiguous run starting at base
     tl.store(out_ptr + (base + rank), vals, mask=keep)
@@ -114,25 +112,15 @@ def solution(values, mask):
     n = values.numel()
     assert n < 2**31, "int32 element offsets"
     out = torch.empty_like(values)
-    count = torch.zeros((), dtype=torch.int64, device=values.device)
     if n == 0:
-        return out, count
+        return out, torch.zeros((), dtype=torch.int64, device=values.device)
 
     num_tiles = triton.cdiv(n, _TILE)
-    status = torch.zeros(num_tiles, dtype=torch.int64, device=values.device)
-    ticket = torch.zeros(1, dtype=torch.int32, device=values.device)
+    # the tiles' status words, the ticket and the count in one zeroed buffer: one allocation and one memset
+    status = torch.zeros(num_tiles + 2, dtype=torch.int64, device=values.device)
     _compact_kernel[(num_tiles,)](
-        values,
-        mask.view(torch.uint8),
-        out,
-        status,
-        ticket,
-        count,
-        n,
-        num_tiles,
-        TILE=_TILE,
-        WINDOW=_WINDOW,
-        num_warps=_NUM_WARPS,
-    )
+        values, mask.view(torch.uint8), out, status, n, num_tiles, TILE=_TILE, WINDOW=_WINDOW, num_warps=_NUM_WARPS
+    )  # fmt: skip
+    count = status[num_tiles + 1]
     # the output length is data-dependent: one scalar read, then a view
     return out[: int(count.item())], count
