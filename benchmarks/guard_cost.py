@@ -49,10 +49,17 @@ def main() -> int:
     from workbench.harness.timing import TimingOptions, flush_buffer, time_functions
 
     started = time.perf_counter()
-    task = load_task(args.task)
+    try:
+        task = load_task(args.task)
+    except Exception as exc:  # an unknown task or a broken task folder: one line, as every command says it
+        print(f"guard_cost.py: {exc}", file=sys.stderr)
+        return 2
     path = Path(args.solution) if args.solution else task.expert_path
     if path is None or not path.is_file():
         print(f"guard_cost.py: no solution file for {args.task}", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("guard_cost.py: needs a CUDA GPU (it times through CUDA events, as the harness does)", file=sys.stderr)
         return 2
     solution = load_module("_guard_cost_solution", path).solution
     make_inputs = load_module("_guard_cost_inputs", task.file("inputs.py")).make_inputs
