@@ -3,8 +3,8 @@
     python benchmarks/residency_designs.py TASK [--workloads W ...] [--designs SUBSTRING ...]          (GPU)
     TRITON_INTERPRET=1 python benchmarks/residency_designs.py TASK --check-interpret                    (CPU)
 
-TASK is one of logcumsumexp, swiglu, sliding_window_max, histogram, segment_softmax, rope_qk_norm, stream_compaction
-(topk_rows's expert is a new design since 9744c8d; benchmarks/topk_designs.py sweeps it). Prints one line per
+TASK is one of logcumsumexp, swiglu, sliding_window_max, histogram, segment_softmax, rope_qk_norm, stream_compaction,
+knn_topk (topk_rows's expert is a new design since 9744c8d; benchmarks/topk_designs.py sweeps it). Prints one line per
 measurement as it goes, then a table of latencies (triton.testing.do_bench, L2 flushed, output allocation included)
 and the elapsed time.
 
@@ -110,6 +110,14 @@ SWAPS: dict[str, dict[str, dict[str, Any]]] = {
     "rope_qk_norm": {
         "4 warps at every tile (the L1+L2 rung's)": {"_num_warps": lambda tile: 4},
         "8 warps above 8192 elements": {"_num_warps": lambda tile: 4 if tile <= 8192 else 8},
+    },
+    # not an inversion: ncu (2026-12-03 23:36 UTC) has the slice kernel latency-bound on all three workloads, 92-97%
+    # of the time at 164-168 registers and 12-14% occupancy on grids of 2 programs a SM; more, shorter key slices put
+    # more programs on each SM at the price of longer lists to merge
+    "knn_topk": {
+        "3 programs a SM": {"PROGRAMS_PER_SM": 3},
+        "4 programs a SM": {"PROGRAMS_PER_SM": 4},
+        "6 programs a SM, slices of at least 2 tiles": {"PROGRAMS_PER_SM": 6, "MIN_TILES_PER_SLICE": 2},
     },
     "stream_compaction": {
         "TILE 1024 w4 (the L1 rung's)": {"_TILE": 1024, "_NUM_WARPS": 4},
