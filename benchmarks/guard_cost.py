@@ -13,12 +13,13 @@ the guard as well, as the worker calls it.
 The audit hook, which the worker also installs, is not here: the worker's figure can only be higher.
 
 Why it exists: on an H200 (2026-12-03) stream_compaction's harness latencies were 445-489 us above its kernel's
-time (ncu) on all four workloads. What it found there (three runs, 23:02-23:21 UTC): the guard is 28-55% of the
-expert's timed latency (dgc-gradient-sparsify 625 us plain against 863-1175 in the guard; nerf-occupied-samples
-211-272 against 452-596), and the patched launch path alone is within the run-to-run spread of plain. Turning
-torch-function handling off in the suspended launch path (which skips the guard's Python for every tensor attribute
-Triton's launcher reads) did not lower it beyond that spread, so the cost is in the guarded ops of the solution's own
-host code and their sync, not in the launch. The reference is timed in the checker, unguarded.
+time (ncu) on all four workloads. What it found there (23:02-23:21 UTC, docs/runs/2026-12-03-h200-late/): the
+guard was 36-49% of the expert's timed latency before its three zero-fills became one, and 28-55% after, in two runs
+(dgc-gradient-sparsify 625-628 us plain against 863-1055 in the guard; nerf-occupied-samples 211-272 against
+452-596). The patched launch path alone stayed within the run-to-run spread of plain. Turning torch-function handling
+off in the suspended launch path (which skips the guard's Python for every tensor attribute Triton's launcher reads)
+did not lower it beyond that spread, so the cost is in the guarded ops of the solution's own host code and their
+sync, not in the launch. The reference is timed in the checker, unguarded.
 """
 
 from __future__ import annotations
