@@ -113,7 +113,9 @@ SWAPS: dict[str, dict[str, dict[str, Any]]] = {
     },
     # not an inversion: ncu (2026-12-03 23:36 UTC) has the slice kernel latency-bound on all three workloads, 92-97%
     # of the time at 164-168 registers and 12-14% occupancy on grids of 2 programs a SM; more, shorter key slices put
-    # more programs on each SM at the price of longer lists to merge
+    # more programs on each SM at the price of longer lists to merge. On the H200 (2026-12-04 01:07 UTC, sift1m /
+    # minilm / sift-fp16, us): as shipped 4386.6 / 3298.8 / 3534.8, 3 a SM 4941.8 / 4477.0 / 3931.6, 4 a SM 3948.8 /
+    # 3968.5 / 3604.4, 6 a SM 4110.7 / 3703.4 / 3761.8: no count wins on all three, the expert is unchanged.
     "knn_topk": {
         "3 programs a SM": {"PROGRAMS_PER_SM": 3},
         "4 programs a SM": {"PROGRAMS_PER_SM": 4},
