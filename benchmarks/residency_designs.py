@@ -50,16 +50,20 @@ def _segment_config(budget: int, max_nodes: int, stream: int, hub_tiles: int) ->
     return config
 
 
-def _node_per_program(over_mean: int) -> Callable[..., Any]:
+HUB_NEVER = 1 << 20  # streamed tiles before a segment counts as a hub: more than any graph here has
+
+
+def _node_per_program(over_mean: int, hub_tiles: int = 8) -> Callable[..., Any]:
     """segment_softmax's _config for long typical segments: a node per program, its short tile `over_mean` times
-    the mean degree (up to 2048 elements), streamed tiles of 1024 elements, a hub past 8 of them."""
+    the mean degree (up to 2048 elements; Reddit: 512 at 1x, as shipped), streamed tiles of 1024 elements, a hub past
+    `hub_tiles` of them (HUB_NEVER: no hub is split, every long segment is its owner's serial walk, as in L1)."""
 
     def config(num_edges: int, num_nodes: int, n_heads: int) -> tuple[int, int, int, int, int]:
         block_h = triton.next_power_of_2(n_heads)
         mean_degree = max(1, num_edges // max(1, num_nodes))
         maxd = max(4, min(over_mean * triton.next_power_of_2(mean_degree), 2048 // block_h))
         block_e = max(16, 1024 // block_h)
-        return block_h, maxd, 1, block_e, 8 * block_e
+        return block_h, maxd, 1, block_e, hub_tiles * block_e
 
     return config
 
@@ -106,6 +110,12 @@ SWAPS: dict[str, dict[str, dict[str, Any]]] = {
         },
         "a node a program, short tile twice the mean degree": {"_config": _node_per_program(2)},
         "a node a program, short tile four times the mean degree": {"_config": _node_per_program(4)},
+        # reddit-gat-1h, where the L1 rung (one program walks each whole segment, no hub split) was 8-10% faster in
+        # four H200 evals: the night's sweep (2026-12-03) ran 424 / 402 / 395 us with the hub past 2 / 4 / 8 tiles
+        # against the rung's 363, so the split itself is the candidate cost. Only this branch (mean degree x heads
+        # of at least 256) takes these; arxiv and products keep their own _config.
+        "a node a program, a hub past 32 tiles": {"_config": _node_per_program(1, 32)},
+        "a node a program, no hub split (the L1 rung's walk)": {"_config": _node_per_program(1, HUB_NEVER)},
     },
     "rope_qk_norm": {
         "4 warps at every tile (the L1+L2 rung's)": {"_num_warps": lambda tile: 4},
