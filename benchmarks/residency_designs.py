@@ -108,6 +108,9 @@ SWAPS: dict[str, dict[str, dict[str, Any]]] = {
         "2048-element tiles of at most 8 nodes, 512-element streams, HUB 8 tiles": {
             "_config": _segment_config(2048, 8, 512, 8)
         },
+        # ogbn-products, where the L1+L2 rung (a hub past 8 of its 128-edge streams) was 2.2-2.3% faster in the
+        # last two H200 evals: the night's sweep ran the hub past 2 / 4 / 8 streamed tiles at 3052 / 2825 / 2771 us
+        "2048-element tiles, 512-element streams, HUB 16 tiles": {"_config": _segment_config(2048, 16, 512, 16)},
         "a node a program, short tile twice the mean degree": {"_config": _node_per_program(2)},
         "a node a program, short tile four times the mean degree": {"_config": _node_per_program(4)},
         # reddit-gat-1h, where the L1 rung (one program walks each whole segment, no hub split) was 8-10% faster in
