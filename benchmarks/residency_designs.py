@@ -113,7 +113,7 @@ SWAPS: dict[str, dict[str, dict[str, Any]]] = {
         "2048-element tiles, 512-element streams, HUB 16 tiles": {"_config": _segment_config(2048, 16, 512, 16)},
         "a node a program, short tile twice the mean degree": {"_config": _node_per_program(2)},
         "a node a program, short tile four times the mean degree": {"_config": _node_per_program(4)},
-        # reddit-gat-1h, where the L1 rung (one program walks each whole segment, no hub split) was 8-10% faster in
+        # reddit-gat-1h, where the L1 rung (one program walks each whole segment, no hub split) was 7-10% faster in
         # four H200 evals: the night's sweep (2026-12-03) ran 424 / 402 / 395 us with the hub past 2 / 4 / 8 tiles
         # against the rung's 363, so the split itself is the candidate cost. Only this branch (mean degree x heads
         # of at least 256) takes these; arxiv and products keep their own _config.
