@@ -173,22 +173,37 @@ def _ops_rate(device: torch.device, launch: Callable[[torch.Tensor], Any], ops_p
     return n * ops_per_element / (ms * 1e-3) / 1e12
 
 
+# The CUDA-core chains launched on `programs` programs of BLOCK lanes, `iters` loop steps each; the ceilings below
+# run them at PROGRAMS_PER_SM and ITERS on Triton's default 4 warps, and benchmarks/cuda_core_ceilings.py at other
+# shapes. Operations a lane does per step: 2 * CHAINS (an FMA or a multiply-add counted 2), CHAINS for exp2.
+def launch_fma(out: torch.Tensor, programs: int, iters: int, num_warps: int = 4) -> Any:
+    return _fma_kernel[(programs,)](out, 0.999, 1e-3, iters, BLOCK=BLOCK, num_warps=num_warps)
+
+
+def launch_int(out: torch.Tensor, programs: int, iters: int, mixed: bool, num_warps: int = 4) -> Any:
+    return _int_kernel[(programs,)](out, 1664525, 1013904223, iters, BLOCK=BLOCK, MIXED=mixed, num_warps=num_warps)
+
+
+def launch_exp2(out: torch.Tensor, programs: int, iters: int, asm: bool, num_warps: int = 4) -> Any:
+    return _sfu_kernel[(programs,)](out, -0.7, iters, BLOCK=BLOCK, ASM=asm, num_warps=num_warps)
+
+
 def fp32_tflops(device: torch.device) -> float:
     """FP32 FMA chains: 2 operations per FMA."""
     require_cuda(device)
-    grid = (_elements(device) // BLOCK,)
-    return _ops_rate(device, lambda out: _fma_kernel[grid](out, 0.999, 1e-3, ITERS, BLOCK=BLOCK), 2 * CHAINS * ITERS)
+    programs = _elements(device) // BLOCK
+    return _ops_rate(device, lambda out: launch_fma(out, programs, ITERS), 2 * CHAINS * ITERS)
 
 
 def int32_tops(device: torch.device) -> float:
     """INT32 chains, multiply-adds alone and mixed with xor-adds (2 operations each); the faster."""
     require_cuda(device)
-    grid = (_elements(device) // BLOCK,)
+    programs = _elements(device) // BLOCK
     rates = []
     for mixed in (False, True):
 
         def launch(out: torch.Tensor, mixed: bool = mixed) -> Any:
-            return _int_kernel[grid](out, 1664525, 1013904223, ITERS, BLOCK=BLOCK, MIXED=mixed)
+            return launch_int(out, programs, ITERS, mixed)
 
         rates.append(_ops_rate(device, launch, 2 * CHAINS * ITERS, torch.int32))
     return max(rates)
@@ -197,12 +212,12 @@ def int32_tops(device: torch.device) -> float:
 def sfu_tops(device: torch.device) -> float:
     """exp2 chains, through Triton's exp2 and through the bare ex2.approx instruction; the faster that runs."""
     require_cuda(device)
-    grid = (_elements(device) // BLOCK,)
+    programs = _elements(device) // BLOCK
     rates, errors = [], []
     for asm in (False, True):
 
         def launch(out: torch.Tensor, asm: bool = asm) -> Any:
-            return _sfu_kernel[grid](out, -0.7, ITERS, BLOCK=BLOCK, ASM=asm)
+            return launch_exp2(out, programs, ITERS, asm)
 
         try:
             rates.append(_ops_rate(device, launch, CHAINS * ITERS))
