@@ -55,6 +55,18 @@ def test_an_implausible_cached_ceiling_is_measured_again_and_the_others_kept(tmp
     assert got["bandwidth_gbps"] == FIGURES["bandwidth_gbps"]  # kept, not measured again
 
 
+def test_a_figure_cached_by_an_older_form_of_its_benchmark_is_measured_again(tmp_path):
+    # the FP32 chain once ran as one short launch (29.7 TFLOP/s on an H200 whose FMA peak is ~67)
+    path = tmp_path / "ceilings.json"
+    methods = {k: BENCHMARKS[k][0] for k in CEILING_KEYS} | {"fp32_tflops": "Triton kernel, one 256-step launch"}
+    path.write_text(json.dumps({KEY: {**FIGURES, "fp32_tflops": 29.7, "methods": methods, "measured_at": "then"}}))
+    measurer = Measurer()
+    got = cached_ceilings(path, KEY, measurer)
+    assert measurer.asked == [["fp32_tflops"]]
+    assert got["fp32_tflops"] == pytest.approx(60.6) and got["sfu_tops"] == FIGURES["sfu_tops"]
+    assert json.loads(path.read_text())[KEY]["methods"]["fp32_tflops"] == BENCHMARKS["fp32_tflops"][0]
+
+
 def test_an_old_cache_with_two_ceilings_gains_the_others(tmp_path):
     path = tmp_path / "ceilings.json"
     path.write_text(json.dumps({KEY: {"bandwidth_gbps": 4200.0, "matmul_tflops": 770.0, "measured_at": "then"}}))

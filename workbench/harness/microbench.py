@@ -9,6 +9,7 @@ SOL above what a kernel can reach, so where two forms of a benchmark exist the f
 
 from __future__ import annotations
 
+import functools
 import statistics
 from collections.abc import Callable
 from typing import Any
@@ -21,8 +22,13 @@ COPY_BYTES = 2 << 30  # 2 GiB copied: far beyond the L2, long enough for clean e
 MATMUL_N = 8192
 CHAINS = 8  # independent chains per element in the CUDA-core kernels: enough to hide each op's latency
 BLOCK = 1024
-ITERS = 256
-PROGRAMS_PER_SM = 4
+# The CUDA-core ceilings time each chain at ITERS_SHORT and ITERS_LONG loop steps and divide the steps between by
+# the time between: launch, clock ramp-up and the tail of the last wave, paid by both, cancel. On an H200 (2026-12-04
+# 03:48 UTC, benchmarks/cuda_core_ceilings.py) one 256-step launch at 4 programs a SM read 29.7 TFLOP/s FP32, 24.5
+# Tops/s INT32 and 3.35 Tops/s exp2 where the difference of 2048 and 256 steps read 61.0, 38.8 and 3.78 (ncu's FP32
+# peak for the board: 66.4-66.9); the best difference was at 8 or 16 programs a SM on 4 warps.
+ITERS_SHORT, ITERS_LONG = 256, 2048
+PROGRAMS_PER_SM = (8, 16)
 
 
 class Unavailable(Exception):
@@ -160,22 +166,29 @@ def _sfu_kernel(out_ptr, m, n_iters, BLOCK: tl.constexpr, ASM: tl.constexpr):
     tl.store(out_ptr + offs, c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7)
 
 
-def _elements(device: torch.device) -> int:
-    return torch.cuda.get_device_properties(device).multi_processor_count * PROGRAMS_PER_SM * BLOCK
+def _chain_rate(device: torch.device, launch: Callable[[torch.Tensor, int, int], Any], ops_per_step: int,
+                dtype: torch.dtype = torch.float32) -> float:  # fmt: skip
+    """Operations per second (in units of 1e12) of the loop steps a long chain has over a short one, each lane doing
+    `ops_per_step` operations a step; the best over PROGRAMS_PER_SM. `launch(out, programs, steps)`."""
+    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    best = 0.0
+    for per_sm in PROGRAMS_PER_SM:
+        programs = sms * per_sm
+        out = torch.empty(programs * BLOCK, dtype=dtype, device=device)
+        short_ms, long_ms = (
+            median_ms(functools.partial(launch, out, programs, n), 5) for n in (ITERS_SHORT, ITERS_LONG)
+        )
+        if long_ms > short_ms:
+            ops = programs * BLOCK * ops_per_step * (ITERS_LONG - ITERS_SHORT)
+            best = max(best, ops / ((long_ms - short_ms) * 1e-3) / 1e12)
+    if best <= 0:
+        raise Unavailable("a longer chain never took longer than a short one: not measured")
+    return best
 
 
-def _ops_rate(device: torch.device, launch: Callable[[torch.Tensor], Any], ops_per_element: int,
-              dtype: torch.dtype = torch.float32) -> float:  # fmt: skip
-    """Operations per second (in units of 1e12) of a kernel doing `ops_per_element` operations per element."""
-    n = _elements(device)
-    out = torch.empty(n, dtype=dtype, device=device)
-    ms = median_ms(lambda: launch(out), 5)
-    return n * ops_per_element / (ms * 1e-3) / 1e12
-
-
-# The CUDA-core chains launched on `programs` programs of BLOCK lanes, `iters` loop steps each; the ceilings below
-# run them at PROGRAMS_PER_SM and ITERS on Triton's default 4 warps, and benchmarks/cuda_core_ceilings.py at other
-# shapes. Operations a lane does per step: 2 * CHAINS (an FMA or a multiply-add counted 2), CHAINS for exp2.
+# The CUDA-core chains launched on `programs` programs of BLOCK lanes, `iters` loop steps each, on Triton's default 4
+# warps unless told; benchmarks/cuda_core_ceilings.py runs them at other shapes. Operations a lane does per step:
+# 2 * CHAINS (an FMA or a multiply-add counted 2), CHAINS for exp2.
 def launch_fma(out: torch.Tensor, programs: int, iters: int, num_warps: int = 4) -> Any:
     return _fma_kernel[(programs,)](out, 0.999, 1e-3, iters, BLOCK=BLOCK, num_warps=num_warps)
 
@@ -191,36 +204,33 @@ def launch_exp2(out: torch.Tensor, programs: int, iters: int, asm: bool, num_war
 def fp32_tflops(device: torch.device) -> float:
     """FP32 FMA chains: 2 operations per FMA."""
     require_cuda(device)
-    programs = _elements(device) // BLOCK
-    return _ops_rate(device, lambda out: launch_fma(out, programs, ITERS), 2 * CHAINS * ITERS)
+    return _chain_rate(device, launch_fma, 2 * CHAINS)
 
 
 def int32_tops(device: torch.device) -> float:
     """INT32 chains, multiply-adds alone and mixed with xor-adds (2 operations each); the faster."""
     require_cuda(device)
-    programs = _elements(device) // BLOCK
     rates = []
     for mixed in (False, True):
 
-        def launch(out: torch.Tensor, mixed: bool = mixed) -> Any:
-            return launch_int(out, programs, ITERS, mixed)
+        def launch(out: torch.Tensor, programs: int, iters: int, mixed: bool = mixed) -> Any:
+            return launch_int(out, programs, iters, mixed)
 
-        rates.append(_ops_rate(device, launch, 2 * CHAINS * ITERS, torch.int32))
+        rates.append(_chain_rate(device, launch, 2 * CHAINS, torch.int32))
     return max(rates)
 
 
 def sfu_tops(device: torch.device) -> float:
     """exp2 chains, through Triton's exp2 and through the bare ex2.approx instruction; the faster that runs."""
     require_cuda(device)
-    programs = _elements(device) // BLOCK
     rates, errors = [], []
     for asm in (False, True):
 
-        def launch(out: torch.Tensor, asm: bool = asm) -> Any:
-            return launch_exp2(out, programs, ITERS, asm)
+        def launch(out: torch.Tensor, programs: int, iters: int, asm: bool = asm) -> Any:
+            return launch_exp2(out, programs, iters, asm)
 
         try:
-            rates.append(_ops_rate(device, launch, CHAINS * ITERS))
+            rates.append(_chain_rate(device, launch, CHAINS))
         except Exception as exc:  # a compile error of the inline-asm form leaves the other
             errors.append(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
     if not rates:
@@ -261,6 +271,10 @@ def step_us(device: torch.device) -> float:
 
 
 # ceiling key -> (how it is measured, the benchmark)
+_CHAINS = (
+    f"a {ITERS_LONG}-step chain minus a {ITERS_SHORT}-step one, the best of {' and '.join(map(str, PROGRAMS_PER_SM))} "
+    f"programs of {BLOCK} lanes a SM"
+)
 BENCHMARKS: dict[str, tuple[str, Callable[[torch.device], float]]] = {
     "bandwidth_gbps": (
         f"the best of three {COPY_BYTES >> 20} MiB streams, median of 20 each, CUDA events: a copy (read + write), "
@@ -270,9 +284,18 @@ BENCHMARKS: dict[str, tuple[str, Callable[[torch.device], float]]] = {
     "matmul_tflops": (f"median of 10 bf16 {MATMUL_N}^3 torch.mm on random data", bf16_tflops),
     "tf32_tflops": (f"median of 10 fp32 {MATMUL_N}^3 torch.mm with TF32 allowed", tf32_tflops),
     "fp8_tflops": (f"median of 10 e4m3 {MATMUL_N}^3 torch._scaled_mm to bf16", fp8_tflops),
-    "fp32_tflops": (f"Triton kernel, {CHAINS} independent FMA chains per element, an FMA counted 2", fp32_tflops),
-    "int32_tops": ("Triton kernel, 8 independent INT32 multiply-add (and xor-add) chains, each counted 2", int32_tops),
-    "sfu_tops": ("Triton kernel, 8 independent exp2 chains (tl.exp2 and ex2.approx), one op each", sfu_tops),
+    "fp32_tflops": (
+        f"Triton kernel, {CHAINS} independent FMA chains per element, an FMA counted 2; {_CHAINS}",
+        fp32_tflops,
+    ),
+    "int32_tops": (
+        f"Triton kernel, {CHAINS} independent INT32 multiply-add (and xor-add) chains, each counted 2; {_CHAINS}",
+        int32_tops,
+    ),
+    "sfu_tops": (
+        f"Triton kernel, {CHAINS} independent exp2 chains (tl.exp2 and ex2.approx), one op each; {_CHAINS}",
+        sfu_tops,
+    ),
     "step_us": (
         "one Triton program looping a block max-reduction that feeds the next step; the fastest of "
         f"{len(STEP_CONFIGS)} block shapes, a {STEPS_LONG}-step chain minus a {STEPS_SHORT}-step one",
