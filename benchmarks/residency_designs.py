@@ -53,17 +53,16 @@ def _segment_config(budget: int, max_nodes: int, stream: int, hub_tiles: int) ->
 HUB_NEVER = 1 << 20  # streamed tiles before a segment counts as a hub: more than any graph here has
 
 
-def _node_per_program(over_mean: int, hub_tiles: int = 8) -> Callable[..., Any]:
-    """segment_softmax's _config for long typical segments: a node per program, its short tile `over_mean` times
-    the mean degree (up to 2048 elements; Reddit: 512 at 1x, as shipped), streamed tiles of 1024 elements, a hub past
-    `hub_tiles` of them (HUB_NEVER: no hub is split, every long segment is its owner's serial walk, as in L1)."""
+def _node_per_program(hub_tiles: int = 8) -> Callable[..., Any]:
+    """segment_softmax's _config for long typical segments: a node per program (the expert's _segment_per_node_kernel
+    since 2026-12-04: no short tile, the first 1024-element tile kept in registers), streamed tiles of 1024 elements,
+    a hub past `hub_tiles` of them (HUB_NEVER: no hub is split, every long segment is its owner's serial walk, as in
+    L1)."""
 
     def config(num_edges: int, num_nodes: int, n_heads: int) -> tuple[int, int, int, int, int]:
         block_h = triton.next_power_of_2(n_heads)
-        mean_degree = max(1, num_edges // max(1, num_nodes))
-        maxd = max(4, min(over_mean * triton.next_power_of_2(mean_degree), 2048 // block_h))
         block_e = max(16, 1024 // block_h)
-        return block_h, maxd, 1, block_e, hub_tiles * block_e
+        return block_h, block_e, 1, block_e, hub_tiles * block_e
 
     return config
 
@@ -111,14 +110,15 @@ SWAPS: dict[str, dict[str, dict[str, Any]]] = {
         # ogbn-products, where the L1+L2 rung (a hub past 8 of its 128-edge streams) was 2.2-2.3% faster in the
         # last two H200 evals: the night's sweep ran the hub past 2 / 4 / 8 streamed tiles at 3052 / 2825 / 2771 us
         "2048-element tiles, 512-element streams, HUB 16 tiles": {"_config": _segment_config(2048, 16, 512, 16)},
-        "a node a program, short tile twice the mean degree": {"_config": _node_per_program(2)},
-        "a node a program, short tile four times the mean degree": {"_config": _node_per_program(4)},
         # reddit-gat-1h, where the L1 rung (one program walks each whole segment, no hub split) was 7-10% faster in
         # four H200 evals: the night's sweep (2026-12-03) ran 424 / 402 / 395 us with the hub past 2 / 4 / 8 tiles
-        # against the rung's 363, so the split itself is the candidate cost. Only this branch (mean degree x heads
-        # of at least 256) takes these; arxiv and products keep their own _config.
-        "a node a program, a hub past 32 tiles": {"_config": _node_per_program(1, 32)},
-        "a node a program, no hub split (the L1 rung's walk)": {"_config": _node_per_program(1, HUB_NEVER)},
+        # against the rung's 363, so the split itself was the candidate cost. It was not: on 2026-12-04 (03:48 UTC)
+        # a hub past 32 tiles and no split at all ran 394.2 / 393.0 us against the rung's 367.1; the one-node program
+        # inside the tiled kernel was (128 registers against 40), and the expert now has a per-node kernel. Only
+        # this branch (mean degree x heads of at least 256) takes these; arxiv and products keep their own _config.
+        # (The HUB 16 tiles design above is, since then, the expert's own tiled _config.)
+        "a node a program, a hub past 32 tiles": {"_config": _node_per_program(32)},
+        "a node a program, no hub split (the L1 rung's walk)": {"_config": _node_per_program(HUB_NEVER)},
     },
     "rope_qk_norm": {
         "4 warps at every tile (the L1+L2 rung's)": {"_num_warps": lambda tile: 4},

@@ -27,10 +27,15 @@ Design:
   filled slots with a persistent grid (8 programs per SM), so an empty list costs two tiny launches.
 - Arithmetic: base-2 exponentials with log2(e) folded into one FMA per element, and one reciprocal per
   (node, head) -- the division becomes a multiply.
-- Tiles of ~2048 elements and 4 warps, streamed tiles of 512 and a hub past 4 of them; where the typical
-  segment alone fills 256 elements (Reddit's 1 head x 493 edges), a node per program instead. Measured on an
-  H200 (2026-12-03) against the former 4096-element tiles: 208 -> 145 us (arxiv), 3609 -> 2825 (products),
-  454 -> 395 (Reddit).
+- Tiles of ~2048 elements and 4 warps, streamed tiles of 512 and a hub past 16 of them. Measured on an H200
+  (2026-12-03) against the former 4096-element tiles: 208 -> 145 us (arxiv), 3609 -> 2825 (products); a hub past 16
+  streamed tiles instead of 4 then ran 177.5 -> 166.8 and 2793.9 -> 2701.8 (2026-12-04 03:48 UTC,
+  `benchmarks/residency_designs.py segment_softmax`): fewer, longer hubs split, and fewer slots to merge.
+- Where the typical segment alone fills 256 elements (Reddit's 1 head x 493 edges) a node gets a program of its own,
+  in a kernel of its own: the first 1024-element tile kept in registers, the rest streamed, hubs past 8 tiles
+  appended to the work list. Folded into the tiled kernel (a one-node short tile beside the streamed path) the
+  program took 128 registers, 4 programs a SM, and ran 393.9 us against the L1 rung's 367.1 (40 registers, 12 a SM);
+  the hub split was not the cost (393.0 with no hub split).
 """
 
 import torch
@@ -42,7 +47,8 @@ _LOG2E = tl.constexpr(1.4426950408889634)
 
 @triton.jit
 def _softmax_long_segment(s_ptr, out_ptr, seg_start, seg_end, n_heads, BLOCK_E: tl.constexpr, BLOCK_H: tl.constexpr):
-    """Online softmax of one segment [seg_start, seg_end) of > 0 edges, streamed in [BLOCK_E, BLOCK_H] tiles.
+    """Online softmax of one segment [seg_start, seg_end), streamed in [BLOCK_E, BLOCK_H] tiles (an empty segment
+    stores nothing).
 
     The segment's scores are contiguous, so a tile is flat offsets from the segment's base pointer, masked by the
     element count: on an H200 (2026-12-03) that beat (edge, head) offsets masked per edge on all three workloads
@@ -129,15 +135,43 @@ def _segment_softmax_kernel(
         k = tl.min(tl.where(hubs, offs_node, NODES), axis=0)
         seg_start = tl.sum(tl.where(offs_node == k, start, 0), axis=0)
         seg_end = tl.sum(tl.where(offs_node == k, end, 0), axis=0)
-        n_chunks = (seg_end - seg_start + HUB - 1) // HUB
-        base = tl.atomic_add(count_ptr, n_chunks.to(tl.int32)).to(tl.int64)
-        for c in range(n_chunks):
-            slot = work_ptr + (base + c) * 4
-            tl.store(slot, seg_start)
-            tl.store(slot + 1, seg_end)
-            tl.store(slot + 2, base)
-            tl.store(slot + 3, n_chunks)
+        _enqueue_hub(work_ptr, count_ptr, seg_start, seg_end, HUB)
         hubs = hubs & (offs_node != k)
+
+
+@triton.jit
+def _enqueue_hub(work_ptr, count_ptr, seg_start, seg_end, HUB: tl.constexpr):
+    """Reserve consecutive work-list slots, one per HUB-edge chunk of the hub [seg_start, seg_end)."""
+    n_chunks = (seg_end - seg_start + HUB - 1) // HUB
+    base = tl.atomic_add(count_ptr, n_chunks.to(tl.int32)).to(tl.int64)
+    for c in range(n_chunks):
+        slot = work_ptr + (base + c) * 4
+        tl.store(slot, seg_start)
+        tl.store(slot + 1, seg_end)
+        tl.store(slot + 2, base)
+        tl.store(slot + 3, n_chunks)
+
+
+@triton.jit
+def _segment_per_node_kernel(
+    s_ptr,
+    out_ptr,
+    offsets_ptr,
+    work_ptr,
+    count_ptr,
+    n_heads,
+    BLOCK_H: tl.constexpr,
+    BLOCK_E: tl.constexpr,
+    HUB: tl.constexpr,
+):
+    # one node: streamed by this program (its first tile read once), or, past HUB edges, enqueued for the split
+    node = tl.program_id(0)
+    seg_start = tl.load(offsets_ptr + node).to(tl.int64)
+    seg_end = tl.load(offsets_ptr + node + 1).to(tl.int64)
+    if seg_end - seg_start > HUB:
+        _enqueue_hub(work_ptr, count_ptr, seg_start, seg_end, HUB)
+    else:
+        _softmax_long_segment(s_ptr, out_ptr, seg_start, seg_end, n_heads, BLOCK_E, BLOCK_H)
 
 
 @triton.jit
@@ -233,20 +267,19 @@ def _num_sms(device) -> int:
 
 
 def _config(num_edges: int, num_nodes: int, n_heads: int):
+    """(BLOCK_H, MAXD, NODES, BLOCK_E, HUB); NODES == 1 runs _segment_per_node_kernel, which has no short tile."""
     block_h = triton.next_power_of_2(n_heads)
     mean_degree = max(1, num_edges // max(1, num_nodes))
     if mean_degree * block_h >= 256:
-        # long typical segments (Reddit: 493 edges x 1 head): a node per program, its short tile up to 512
-        # elements, longer ones streamed in 1024-element tiles, a hub past 8 of them
-        maxd = max(4, min(triton.next_power_of_2(mean_degree), 512 // block_h))
+        # long typical segments (Reddit: 493 edges x 1 head): a node per program, 1024-element tiles, a hub past 8
         block_e = max(16, 1024 // block_h)
-        return block_h, maxd, 1, block_e, 8 * block_e
+        return block_h, block_e, 1, block_e, 8 * block_e
     # the short tile is sized for the typical node, 2048 elements; rarer, longer segments take the streamed path
-    # (at most half the tile, so a program still owns >= 2 nodes) in 512-element tiles, a hub past 4 of them
+    # (at most half the tile, so a program still owns >= 2 nodes) in 512-element tiles, a hub past 16 of them
     maxd = max(4, min(triton.next_power_of_2(mean_degree), 1024 // block_h))
     nodes = max(1, min(16, 2048 // (maxd * block_h)))
     block_e = max(16, 512 // block_h)
-    return block_h, maxd, nodes, block_e, 4 * block_e
+    return block_h, maxd, nodes, block_e, 16 * block_e
 
 
 def solution(scores, offsets):
@@ -264,21 +297,26 @@ def solution(scores, offsets):
     work = torch.empty((max_slots, 4), dtype=torch.int64, device=scores.device)
     part_m = torch.empty((max_slots, block_h), dtype=torch.float32, device=scores.device)
     part_s = torch.empty((max_slots, block_h), dtype=torch.float32, device=scores.device)
-    _segment_softmax_kernel[(triton.cdiv(num_nodes, nodes),)](
-        scores,
-        out,
-        offsets,
-        work,
-        count,
-        num_nodes,
-        n_heads,
-        NODES=nodes,
-        MAXD=maxd,
-        BLOCK_H=block_h,
-        BLOCK_E=block_e,
-        HUB=hub,
-        num_warps=_NUM_WARPS,
-    )
+    if nodes == 1:
+        _segment_per_node_kernel[(num_nodes,)](
+            scores, out, offsets, work, count, n_heads, BLOCK_H=block_h, BLOCK_E=block_e, HUB=hub, num_warps=_NUM_WARPS
+        )
+    else:
+        _segment_softmax_kernel[(triton.cdiv(num_nodes, nodes),)](
+            scores,
+            out,
+            offsets,
+            work,
+            count,
+            num_nodes,
+            n_heads,
+            NODES=nodes,
+            MAXD=maxd,
+            BLOCK_H=block_h,
+            BLOCK_E=block_e,
+            HUB=hub,
+            num_warps=_NUM_WARPS,
+        )
     # the number of filled slots is only known on the device: a fixed persistent grid walks them
     hub_grid = (min(max_slots, 8 * _num_sms(scores.device)),)
     _hub_partial_kernel[hub_grid](
