@@ -1,7 +1,8 @@
 """segment_softmax's expert in the CPU interpreter on both of its launch paths and both hub tiers, beyond the task's
 interpret workloads: a node per program (mean degree x heads >= 256) with a hub split and empty nodes, and the tiled
-path with segments just under and over HUB = 16 streamed tiles. Each output against the task's reference, in a child
-process (the interpreter is chosen when Triton is first imported), with the fixes the harness applies to it."""
+path at 8 and 4 heads with segments just under and over HUB (4 and 16 streamed tiles). Each output against the task's
+reference, in a child process (the interpreter is chosen when Triton is first imported), with the fixes the harness
+applies to it."""
 
 import json
 import os
@@ -17,9 +18,11 @@ CASES = {
     # 1 head, mean degree ~300: a node a program, HUB = 8 x 1024 edges; a 9000-edge hub (2 chunks), a 2000-edge node
     # streamed by its owner, empty nodes
     "node per program, hub split": ([300] * 20 + [0, 9000, 0, 1, 2000] + [257] * 8, 1),
-    # 8 heads, mean degree ~8: the tiled path, BLOCK_E = 64, HUB = 1024 edges: a 1024-edge segment streamed by its
-    # owner, a 1025- and a 3000-edge hub split
-    "tiled, hubs either side of HUB": ([8] * 200 + [1024, 3, 1025, 0, 3000] + [5] * 40, 8),
+    # 8 heads, mean degree ~8: the tiled path, BLOCK_E = 64, HUB = 4 x 64 edges: 200- and 256-edge segments streamed
+    # by their owner, a 257- and a 3000-edge hub split
+    "tiled, 8 heads, hubs either side of HUB": ([8] * 200 + [200, 256, 3, 257, 0, 3000] + [5] * 40, 8),
+    # 4 heads: BLOCK_E = 128, HUB = 16 x 128 edges: 300- and 2048-edge segments streamed, 2049 and 5000 split
+    "tiled, 4 heads, hubs either side of HUB": ([8] * 200 + [2048, 3, 2049, 0, 5000, 300] + [5] * 40, 4),
 }
 
 CHILD = """
@@ -60,5 +63,6 @@ def test_the_expert_matches_the_reference_on_each_path(name):
     assert done.returncode == 0, done.stderr[-2000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
     assert (got["nodes"] == 1) == name.startswith("node per program")
+    assert got["hub"] == {1: 8 * 1024, 8: 4 * 64, 4: 16 * 128}[heads]  # the thresholds the expert's docs justify
     assert max(degrees) > got["hub"] and any(got["block_e"] < d <= got["hub"] for d in degrees)
     assert got["ratio"] <= 1.0

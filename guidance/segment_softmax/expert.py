@@ -27,10 +27,15 @@ Design:
   filled slots with a persistent grid (8 programs per SM), so an empty list costs two tiny launches.
 - Arithmetic: base-2 exponentials with log2(e) folded into one FMA per element, and one reciprocal per
   (node, head) -- the division becomes a multiply.
-- Tiles of ~2048 elements and 4 warps, streamed tiles of 512 and a hub past 16 of them. Measured on an H200
-  (2026-12-03) against the former 4096-element tiles: 208 -> 145 us (arxiv), 3609 -> 2825 (products); a hub past 16
-  streamed tiles instead of 4 then ran 177.5 -> 166.8 and 2793.9 -> 2701.8 (2026-12-04 03:48 UTC,
-  `benchmarks/residency_designs.py segment_softmax`): fewer, longer hubs split, and fewer slots to merge.
+- Tiles of ~2048 elements and 4 warps, streamed tiles of 512 elements, and a hub past 16 of them where a streamed
+  tile holds 128 edges or more (up to 4 heads), past 4 where it holds 64 (8 heads). Measured on an H200 against the
+  former 4096-element tiles (2026-12-03): 208 -> 145 us (arxiv), 3609 -> 2825 (products). The hub threshold, in suite
+  evals (expert, rungs and peers timed in alternation): ogbn-products-gat-4h ran 2700.7 us with the hub past 16 tiles
+  (2026-12-04 04:15 UTC) against 2740.3 past 4 (01:37 UTC), where the L1+L2 rung, its hub past 8 of its 128-edge
+  streams, was 2.1% faster; ogbn-arxiv-gat-8h ran 153.8 past 16 and 139.7 / 140.3 / 144.2 past 4 in three runs. (A
+  do_bench sweep, the L2 flushed before each call, had ranked arxiv the other way: 166.8 past 16, 177.5 past 4.)
+  Products has many segments of 512-2048 edges, each a chunk list to merge when split; arxiv's few long segments
+  are faster split than walked by the program that owns 15 other nodes.
 - Where the typical segment alone fills 256 elements (Reddit's 1 head x 493 edges) a node gets a program of its own,
   in a kernel of its own: the first 1024-element tile kept in registers, the rest streamed, hubs past 8 tiles
   appended to the work list. Folded into the tiled kernel (a one-node short tile beside the streamed path) the
@@ -275,11 +280,12 @@ def _config(num_edges: int, num_nodes: int, n_heads: int):
         block_e = max(16, 1024 // block_h)
         return block_h, block_e, 1, block_e, 8 * block_e
     # the short tile is sized for the typical node, 2048 elements; rarer, longer segments take the streamed path
-    # (at most half the tile, so a program still owns >= 2 nodes) in 512-element tiles, a hub past 16 of them
+    # (at most half the tile, so a program still owns >= 2 nodes) in 512-element tiles, a hub past 16 of them when
+    # a tile holds >= 128 edges (products), past 4 when it holds 64 (arxiv): each measured faster on its graph
     maxd = max(4, min(triton.next_power_of_2(mean_degree), 1024 // block_h))
     nodes = max(1, min(16, 2048 // (maxd * block_h)))
     block_e = max(16, 512 // block_h)
-    return block_h, maxd, nodes, block_e, 16 * block_e
+    return block_h, maxd, nodes, block_e, (16 if block_e >= 128 else 4) * block_e
 
 
 def solution(scores, offsets):
