@@ -46,6 +46,13 @@ configuration and at the tutorial's pick ("@64x64 w4 s3"): pointers (the control
 offsets (the block-pointer lowering written out), offsets with K^T tiles, block pointers, TMA tensor descriptors
 (host-built over the [B * H * S, D] rows; Q, K and V loads), and pointers, offsets and descriptors with S (and with
 it every stride) a constexpr.
+
+What followed (2026-12-04 03:49 UTC, `--workloads opt-1.3b-prefill-2k llama3-8b-prefill-4k --designs "as shipped"
+"descriptors (TMA)"`): descriptors at the tutorial's pick ran 391.2 / 615.8 us (S a constexpr: 391.4 / 613.7) against
+the expert's 392.0 / 622.2 and the tutorial's 403.5 / 644.4, and in an eval beside both (one alternation) 370.4 /
+569.8 / 513.4 against 383.4 / 615.0 / 525.3 and 371.8 / 591.2 / 637.5. That kernel, with S a run-time argument, is
+the expert since commit 88101a3, so "expert (as shipped)" is now the descriptor body at 64 x 64 on 4 warps, and the
+CONFIGS rows put it on other tiles.
 """
 
 from __future__ import annotations
