@@ -36,6 +36,19 @@ and the work per element must stay small enough to hide under the loads:
 * Padding rows (target -100) on the many-rows path mask their loads off entirely: no bytes
   are moved for them. On the split path the logits are loaded unconditionally so that the
   loads need not wait for the target. Either way the loss is written as exactly 0.
+
+SOL on the H200 (docs/runs/2026-12-04-h200-b, 2026-12-04 04:01-04:24 UTC):
+Fraction, bound, expert latency and SOL time are from that run's suite.json.
+- gemma-decode-16: 15.1% of SOL, bound by HBM; expert 11.8 us (standard error 3.4 us), SOL 1.8 us.
+  Profile (docs/runs/2026-12-03-h200-profiles/cross_entropy__gemma-decode-16.txt, the same expert code):
+  `_ce_split_kernel` 7.5 us; DRAM 1.09 TB/s, 23% of peak; latency-bound (memory 23%, SM 27%); ncu "only 0.5 full
+  waves"; grid (16, 32) x 256 threads, 32 registers, occupancy 45% of 100% possible.
+  Why: 8 MB is read by 512 programs, each a short chain of dependent memory round trips (its target, its slice of
+  the row, its partial, the row's atomic counter, and for the last program the merge from L2). The model charges no
+  launch and no latency. The harness's time also holds the launches and the zero-filled workspace, which the profile
+  does not time. A 1.8 us floor is not reachable through a launch and a few round trips on this chip. Half a wave at
+  23% of DRAM and the separate fill launch are the expert's: slices of one block per program and a workspace that
+  needs no zeroing are untried (docs/suite.md, "Workloads under 40% of SOL, and why (profiled)").
 """
 
 import functools

@@ -25,6 +25,27 @@ whole launch waits for them. Design:
   the three GPU workloads, SUB = 4 on 2 warps 593 / 1656 / 1108 us, and SUB = 16-64 on 4 warps (this
   expert's first tiles) 897 / 3273 / 1623 us. fp32 FMAs throughout (no tl.dot: TF32 would break the fp32
   contract and the per-row shapes are too small for tensor cores).
+
+SOL on the H200 (docs/runs/2026-12-04-h200-b, 2026-12-04 04:01-04:24 UTC):
+Fractions, bounds, expert latencies and SOL times are from that run's suite.json. The profiles are in
+docs/runs/2026-12-04-h200/profiles/ (the same expert code), summed up in that run's README.md, "Profiles".
+- ogbn-arxiv-gcn-256: 15.2% of SOL, bound by HBM; expert 539.4 us, SOL 82.2 us.
+  Profile (csr_spmm__ogbn-arxiv-gcn-256.txt): `_spmm_chunk_kernel` 522.2 us, 98% of the kernels' time; DRAM 3.77
+  TB/s, 78% of peak; memory-bound (SM 18%); 60 registers, occupancy 43% of 50% possible.
+- yelp-graphsaint-128: 11.6% of SOL, bound by HBM; expert 1605.1 us, SOL 185.7 us.
+  Profile (csr_spmm__yelp-graphsaint-128.txt): `_spmm_chunk_kernel` 1.576 ms, 99% of the kernels' time; DRAM 4.25
+  TB/s, 88% of peak; memory-bound (SM 24%); 64 registers, occupancy 48% of 50% possible.
+- ogbn-proteins-64: 7.7% of SOL, bound by FP32; expert 1139.9 us, SOL 87.2 us (HBM 83.9 us).
+  Profile (csr_spmm__ogbn-proteins-64.txt): `_spmm_chunk_kernel` 1.127 ms, 99% of the kernels' time; memory
+  throughput 88% of peak, with ncu pointing at L2; DRAM 1.12 TB/s (23%); FP32 4.56 TFLOP/s, 7% of the FP32 peak;
+  SM 48%; 59 registers, occupancy 48% of 50% possible.
+  This run's FP32 ceiling is 58.3 TFLOP/s, measured as a chain difference, against 34.1 in the run before, so the
+  fraction is about half the 13.1% it read there. The FP32 pipes at 7% show that the FMAs do not hold the kernel.
+Why, all three: the kernel gathers one row of X per nonzero, and X does not stay in L2, so most gathers go to DRAM
+(arxiv, yelp) or keep L2 busy (proteins). The model counts X once. DRAM runs at 78-88% of its peak on bytes the model
+does not count, so a one-pass gather over a power-law graph cannot approach this floor on this chip. Only fewer DRAM
+bytes can: reuse of X on chip (passes over column blocks of A whose slice of X fits in L2) or an order of the nodes
+with more locality, both untried (docs/suite.md, "Workloads under 40% of SOL, and why (profiled)").
 """
 
 import torch

@@ -21,6 +21,25 @@ D[i][j] = min(D[i-1][j] + 1, D[i][j-1] + 1, D[i-1][j-1] + (a[i-1] != b[j-1])), a
 
 Traffic per pair: (la + lb) * 4 bytes of tokens, 16 bytes of lengths, 4 bytes out; the work is
 la * lb cells over la dependent row steps.
+
+SOL on the H200 (docs/runs/2026-12-04-h200-b, 2026-12-04 04:01-04:24 UTC):
+Fractions, bounds, expert latencies and SOL times are from that run's suite.json. The profiles are in
+docs/runs/2026-12-04-h200/profiles/ (the same expert code), summed up in that run's README.md, "Profiles".
+- asr-cer-4k-utterances: 11.4% of SOL, bound by the dependency floor; expert 162.8 us, SOL 18.6 us.
+  Profile (edit_distance__asr-cer-4k-utterances.txt): `_lev_rows_kernel` 159.4 us; compute-bound by ncu (SM 61%,
+  memory 48%); DRAM 40.30 GB/s, 1%; grid 4096 x 32 threads, 59 registers, occupancy 31% of 50% possible.
+- mt-bpe-512: 12.1% of SOL, bound by the dependency floor; expert 306.5 us, SOL 37.1 us.
+  Profile (edit_distance__mt-bpe-512.txt): `_lev_rows_kernel` 304.6 us; memory 67% of peak, on chip (DRAM 10.40
+  GB/s; ncu points at L1); SM 34%; 48 registers, occupancy 21% of 62% possible.
+- code-edit-1k: 16.4% of SOL, bound by the dependency floor; expert 452.3 us, SOL 74.3 us.
+  Profile (edit_distance__code-edit-1k.txt): `_lev_rows_kernel` 439.9 us; latency-bound (memory 46%, SM 25%); ncu
+  "only 0.2 full waves"; grid 256 x 128 threads, 54 registers, occupancy 11% of 56% possible.
+Why, all three: the SOL is the chain of dependent row steps at the measured step (0.081 us in this run), and the
+expert does take one row per step. But its row step costs far more: a tl.gather, elementwise minima and an
+associative_scan over the row's lanes. The earlier profile of code-edit-1k put a row at about 0.48 us, about 6x the
+measured step, with DRAM idle and the on-chip traffic most likely the scan's exchange between warps (docs/suite.md,
+"Workloads under 40% of SOL, and why (profiled)"). The chain is the problem's; the cost of a step is the expert's.
+A cheaper row step (bit-parallel rows as in Myers' algorithm, or a row held by fewer warps) is untried.
 """
 
 import torch

@@ -22,6 +22,30 @@ the token "the" -- serialise in L2. Design:
   before the current one is counted; 4096 int32 for the windowed path (2048 sits inside a smooth region
   more often, but merges twice as many windows: 5% slower on camera-raw-12bit on an H200). Loads of x
   are evict_first (read once).
+
+SOL on the H200 (docs/runs/2026-12-04-h200-b, 2026-12-04 04:01-04:24 UTC):
+Fractions, bounds, expert latencies and SOL times are from that run's suite.json. The profiles are in
+docs/runs/2026-12-03-h200-night/profiles/ (the same expert code), summed up in docs/suite.md, section
+"Workloads under 40% of SOL in the seven re-timed tasks, profiled again (call 4)".
+- llama2-token-counts: 4.4% of SOL, bound by HBM; expert 1317.9 us, SOL 58.4 us.
+  Profile (histogram__llama2-token-counts.txt): `_hist_window_kernel` 1.172 ms; DRAM 231.16 GB/s, 5%;
+  latency-bound (memory 26%, SM 24%); 73 registers, occupancy 37% of 38% possible.
+- bpe-65536-token-counts: 4.5% of SOL, bound by HBM; expert 2590.4 us, SOL 116.8 us.
+  Profile (histogram__bpe-65536-token-counts.txt): `_hist_window_kernel` 2.291 ms; DRAM 235.59 GB/s, 5%;
+  latency-bound (memory 28%, SM 25%); 73 registers, occupancy 37% of 38% possible.
+- 4k-video-frames-uint8: 6.8% of SOL, bound by HBM; expert 638.5 us, SOL 43.3 us.
+  Profile (histogram__4k-video-frames-uint8.txt): `_hist_resident_kernel` 634.2 us; compute-bound, SM 90%; DRAM
+  317.48 GB/s, 7%; 80 registers, occupancy 19% of 38% possible.
+- camera-raw-12bit: 10.7% of SOL, bound by HBM; expert 546.6 us, SOL 58.4 us.
+  Profile (histogram__camera-raw-12bit.txt): `_hist_window_kernel` 507.3 us; DRAM 533.75 GB/s, 11%; latency-bound
+  (memory 33%, SM 56%); 73 registers, occupancy 37% of 38% possible.
+Why, all four: the time is counting, not the read of x that the model charges. tl.histogram lowers to warp
+ballots, one per bit of the bin index per element, so its cost grows with the bins; on the resident path (4k-video)
+these ballots keep the SM 90% busy. On the windowed path every value outside the block's window is a global atomic,
+and those serialise on hot bins. The usual way to count at memory speed, a histogram privatised in shared memory
+with shared-memory atomics, cannot be written in Triton 3.6 (docs/suite.md, "Workloads under 40% of SOL, and why
+(profiled)"). So the chip's instruction rate for this lowering holds the kernel, then the expert's window; whether
+another Triton design (counting after a sort, say) does better is open.
 """
 
 import torch

@@ -25,6 +25,28 @@ dist[m, n] = |q_m|^2 + |k_n|^2 - 2 q_m . k_n; per query the k smallest (dist, n)
   slice run together and the slice crosses HBM about once. Few queries (M / BLOCK_M programs would
   leave SMs idle) split the keys into slices; each writes a partial list (M * n_split * K_PAD * 8
   bytes) and a second kernel merges them by k passes of a row minimum.
+
+SOL on the H200 (docs/runs/2026-12-04-h200-b, 2026-12-04 04:01-04:24 UTC):
+Fractions, bounds, expert latencies and SOL times are from that run's suite.json. The profiles are in
+docs/runs/2026-12-03-h200-late/profiles/ (the same expert code), summed up in that run's README.md, "Profiles".
+- sift1m-b1024: 7.6% of SOL, bound by bf16 tensor cores; expert 4386.7 us, SOL 333.4 us.
+  Profile (knn_topk__sift1m-b1024.txt): `_knn_slice_kernel` 4.221 ms, 96% of the kernels' time; latency-bound
+  (memory 34%, SM 39%); ncu "only 0.7 full waves"; grid (16, 17) x 128 threads, 164 registers, occupancy 13% of
+  19% possible.
+- sift-fp16-graph-4k: 9.9% of SOL, bound by bf16 tensor cores; expert 3531.1 us, SOL 349.6 us.
+  Profile (knn_topk__sift-fp16-graph-4k.txt): `_knn_slice_kernel` 3.462 ms, 97%; latency-bound (memory 27%, SM
+  54%); ncu "only 0.8 full waves"; grid (64, 5) x 128 threads, 164 registers, occupancy 14% of 19% possible.
+- minilm-sq-1m-b512: 15.9% of SOL, bound by bf16 tensor cores; expert 3300.4 us, SOL 524.4 us.
+  Profile (knn_topk__minilm-sq-1m-b512.txt): `_knn_slice_kernel` 3.011 ms, 92%; latency-bound (memory 35%, SM
+  54%); ncu "only 0.7 full waves"; grid (8, 33) x 128 threads, 168 registers, occupancy 12% of 19% possible;
+  `_sqnorm_kernel` 109.4 us a launch (two a call, 7%).
+Why, all three: the SOL is the distance GEMM at the 16-bit tensor-core rate (fp32 inputs too: their values are
+integers). Each program alternates a 64 x 64 MMA tile (TF32 for fp32 inputs) with the top-k selection on CUDA cores,
+in one instruction stream. At 164-168 registers and under one wave, neither the MMA nor the selection of one program
+overlaps another's, and no unit is busy (docs/suite.md, "Workloads under 40% of SOL, and why (profiled)"). The
+profiles do not count tensor-core throughput. Four programs a SM instead of two was 10% faster on sift1m and 20%
+slower on minilm (docs/runs/2026-12-04-h200/README.md), so the expert is unchanged. Warps that select while others
+multiply are untried.
 """
 
 import functools

@@ -22,6 +22,24 @@ y[r, t] = log(sum_{k <= t} exp(x[r, k])).
 * Look-back tiles of 4096 elements on 4 warps: 32 contiguous elements per thread (16-byte loads), so
   each thread scans its run sequentially before the warp-level part of the scan (8 warps: 29% slower
   on 64 x 1M bf16). The row walk takes 1024-element chunks on 4 warps.
+
+SOL on the H200 (docs/runs/2026-12-04-h200-b, 2026-12-04 04:01-04:24 UTC):
+Fractions, bounds, expert latencies and SOL times are from that run's suite.json. The profiles are in
+docs/runs/2026-12-03-h200-night/profiles/ (the same expert code), summed up in docs/suite.md, section
+"Workloads under 40% of SOL in the seven re-timed tasks, profiled again (call 4)".
+- long-context-1m-bf16: 11.8% of SOL, bound by HBM; expert 492.7 us, SOL 58.4 us.
+  Profile (logcumsumexp__long-context-1m-bf16.txt): `_lcse_kernel` 488.6 us; DRAM 495.22 GB/s, 10%; FP32 10.22
+  TFLOP/s, 15% of peak; latency-bound (memory 11%, SM 44%); grid 16384 x 128 threads, 168 registers, occupancy 18%
+  of 19% possible.
+  Why: a 4096-element tile's scan holds 168 registers a thread, and each tile waits on its predecessor's published
+  prefix, so few tiles are in flight and each of them waits.
+- llama3-top-p-512: 28.0% of SOL, bound by HBM; expert 407.6 us, SOL 114.2 us.
+  Profile (logcumsumexp__llama3-top-p-512.txt): `_row_walk_kernel` 396.2 us; DRAM 1.26 TB/s, 26%; latency-bound
+  (memory 26%, SM 48%); ncu "only 0.4 full waves"; grid 512 x 128 threads, 56 registers, occupancy 24% of 56%
+  possible.
+  Why: 512 programs, 3.9 per SM, each a serial walk of 126 chunks: too few bytes in flight.
+Neither is the chip's limit. More rows in flight per SM for the walk (two rows a program, or chunks prefetched) and a
+lighter look-back tile for the long rows are untried.
 """
 
 import torch

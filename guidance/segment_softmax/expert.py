@@ -41,6 +41,26 @@ Design:
   appended to the work list. Folded into the tiled kernel (a one-node short tile beside the streamed path) the
   program took 128 registers, 4 programs a SM, and ran 393.9 us against the L1 rung's 367.1 (40 registers, 12 a SM);
   the hub split was not the cost (393.0 with no hub split).
+
+SOL on the H200 (docs/runs/2026-12-04-h200-b, 2026-12-04 04:01-04:24 UTC):
+Fractions, bounds, expert latencies and SOL times are from that run's suite.json. The profiles are in
+docs/runs/2026-12-03-h200-night/profiles/, summed up in docs/suite.md, section "Workloads under 40% of SOL in the
+seven re-timed tasks, profiled again (call 4)". They are of the expert of 9744c8d, before the flat streams (1de677f)
+and the hub threshold per graph (cfbc53a); the shipped expert has no profile of its own.
+- ogbn-arxiv-gat-8h: 22.7% of SOL, bound by HBM; expert 153.8 us, SOL 34.9 us. In this run the expert put the hub
+  past 16 tiles. The shipped expert keeps it past 4 tiles at 8 heads, which read 139.7 us in
+  docs/runs/2026-12-04-h200 (25% of SOL there).
+  Profile (segment_softmax__ogbn-arxiv-gat-8h.txt): `_segment_softmax_kernel` 109.8 us, 78% of the kernels' time;
+  DRAM 1.02 TB/s, 21%; latency-bound (memory 31%, SM 49%); 90 registers, occupancy 30% of 31% possible; the hub
+  kernels 16.2 + 14.0 us.
+- ogbn-products-gat-4h: 32.7% of SOL, bound by HBM; expert 2700.7 us, SOL 882.1 us.
+  Profile (segment_softmax__ogbn-products-gat-4h.txt): `_segment_softmax_kernel` 2.529 ms, 90%; DRAM 1.43 TB/s,
+  30%; latency-bound (memory 36%, SM 56%); 91 registers, occupancy 30% of 31% possible; the hub kernels 159.9 +
+  127.9 us.
+Why, both: the short-segment tile's masked [NODES, MAXD, H] loads waste lanes on the log-normal degrees (a node of
+degree 20 in a MAXD-64 tile), and 90-91 registers leave 5 programs of 4 warps per SM (31% occupancy possible), so
+too little is in flight. This is the expert, not the chip: binning segments by length and fewer registers are
+untried.
 """
 
 import torch

@@ -44,6 +44,15 @@ and each SM keeps streaming while some of its tiles wait in the look-back; T=655
 bare stream (no look-back, no ticket, no start marks) ran at ~0.9 of SOL, a fenced flag plus separate
 value loads at 0.68-0.71, and a binary search of `offsets` inside every tile at 0.63-0.66; a 3-pass
 scan is bounded by 0.6.
+
+SOL on the H200 (docs/runs/2026-12-04-h200-b, 2026-12-04 04:01-04:24 UTC):
+Fraction, bound, expert latency and SOL time are from that run's suite.json.
+- mamba-370m-sft: 38.8% of SOL, bound by HBM; expert 1805.0 us with a standard error of 800 us, SOL 700.4 us.
+  This is one disturbed measurement, not a reason of the kernel: four samples, the last of them stopped by the time
+  budget at 39.6% standard error, while the same eval timed the rungs steadily. The run before
+  (docs/runs/2026-12-04-h200) read 998.7 us for the same code, 70% of SOL (sol_fraction 0.703 in its suite.json).
+  docs/runs/2026-12-04-h200-b/README.md, "What moved SOL down", records this. No profile of its own: it was over 40%
+  in the runs whose workloads under 40% were profiled.
 """
 
 import torch

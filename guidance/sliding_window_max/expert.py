@@ -14,6 +14,16 @@ plus one max per output, instead of w - 1 comparisons per output.
 * Traffic: A and G overlap in all but w - 1 elements, and G's tail is the next program's A, so each
   element crosses HBM about once (the rest hits L1/L2); y is written once. Both scans run in
   registers (in-thread, then warp shuffles).
+
+SOL on the H200 (docs/runs/2026-12-04-h200-b, 2026-12-04 04:01-04:24 UTC):
+Fraction, bound, expert latency and SOL time are from that run's suite.json.
+- seq-features-pool64-bf16: 36.0% of SOL, bound by HBM; expert 80.4 us, SOL 29.0 us.
+  Profile (docs/runs/2026-12-03-h200-night/profiles/sliding_window_max__seq-features-pool64-bf16.txt, the same
+  expert code): `_sliding_max_kernel` 78.8 us; DRAM 1.44 TB/s, 30% of peak; memory 93% of peak, with ncu pointing at
+  L1; SM 69%; 48 registers, occupancy 60% of 62% possible.
+  Why: the busy unit is the L1 load path, not HBM. Each element is loaded twice (the span and its copy shifted by
+  w - 1), the second time from L1, and the scans' shuffles keep L1 busy too (docs/suite.md, "Workloads under 40% of
+  SOL in the seven re-timed tasks, profiled again (call 4)").
 """
 
 import torch

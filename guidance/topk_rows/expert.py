@@ -24,6 +24,30 @@ values, indices = the k largest logits of each row, descending, equal values by 
   1284 / 5381 / 1197 for the former expert, a radix select (byte histograms) over every row. A slot per
   survivor (an atomic each) instead of a run per tile ranked by a cumsum: 152 / 379 / 216 against
   212 / 510 / 241 in the same sweep (benchmarks/topk_designs.py, 23:00 UTC).
+
+SOL on the H200 (docs/runs/2026-12-04-h200-b, 2026-12-04 04:01-04:24 UTC):
+Fractions, bounds, expert latencies and SOL times are from that run's suite.json. The profiles are in
+docs/runs/2026-12-03-h200-late/profiles/ (the same expert code), summed up in that run's README.md, "Profiles".
+- llama3-sample-b512: 20.2% of SOL, bound by HBM; expert 141.7 us, SOL 28.6 us.
+  Profile (topk_rows__llama3-sample-b512.txt): `_filter_kernel` 70.4 us, 53% of the kernels' time, compute-bound
+  (SM 81%, memory 46%), DRAM 1.90 TB/s (39%), 56 registers, occupancy 53% of 56% possible; `_group_max_kernel`
+  34.3 us at 3.92 TB/s (82%); `_order_kernel` 17.5 us (13%) and `_threshold_kernel` 6.9 us (5%) at 19% and 20%
+  occupancy; `_radix_rows_kernel` 3.7 us.
+- gemma-b256-top64: 21.7% of SOL, bound by HBM; expert 131.3 us, SOL 28.5 us.
+  Profile (topk_rows__gemma-b256-top64.txt): `_filter_kernel` 62.4 us, 51%, compute-bound (SM 79%, memory 45%),
+  DRAM 2.14 TB/s (44%); `_group_max_kernel` 33.7 us at 3.98 TB/s (83%); `_threshold_kernel` 11.2 us and
+  `_order_kernel` 10.7 us (9% each) at 12% and 11% occupancy; `_radix_rows_kernel` 3.3 us.
+- qwen2-rl-b1024-fp32: 35.9% of SOL, bound by HBM; expert 377.6 us, SOL 135.4 us.
+  Profile (topk_rows__qwen2-rl-b1024-fp32.txt): `_filter_kernel` 161.2 us, 43%, memory-bound, DRAM 3.88 TB/s (81%);
+  `_group_max_kernel` 142.2 us, 38%, at 4.41 TB/s (92%); `_threshold_kernel` 31.8 us and `_order_kernel` 31.7 us
+  (9% each) at 38% and 33% occupancy; `_radix_rows_kernel` 5.3 us.
+Why, all three: the SOL counts one read of the logits. The design reads them twice, because the floor needs every
+group's maximum before any element is kept, so 50% of this SOL is its ceiling. On bf16 the filtering pass is
+compute-bound at under half of DRAM's peak; on fp32 both passes run at 81-92% of DRAM's peak. The per-row threshold
+and ordering kernels run on one program a row at low occupancy (docs/suite.md, section "2026-12-03 23:00-23:38 UTC",
+the table of workloads under 40%). A threshold by a top-K_PAD of the group maxima and an ordering over 256 slots
+were 10% faster on the fp32 workload and 11-25% slower on the bf16 ones (docs/runs/2026-12-04-h200/README.md), so
+the expert is unchanged.
 """
 
 import functools

@@ -27,6 +27,33 @@ score_t[j] = max_i(score_{t-1}[i] + trans[i, j]) + em[t, j]; path by backtrace; 
 
 Traffic per chain: T * S * 4 (emissions) + S * S * 4 (transitions, from L2 after the first chain)
 + (T - 1) * S * bp bytes written + T * bp bytes read + T * 8 (path) + 4 (score).
+
+SOL on the H200 (docs/runs/2026-12-04-h200-b, 2026-12-04 04:01-04:24 UTC):
+Fractions, bounds, expert latencies and SOL times are from that run's suite.json. The profiles are in
+docs/runs/2026-12-04-h200/profiles/ (the same expert code), summed up in that run's README.md, "Profiles".
+This run's FP32 ceiling is 58.3 TFLOP/s, measured as a chain difference, against 34.1 in the run before, so
+speech-hmm-128 reads about half its former fraction (10.8% -> 6.3%) and ontonotes-ner-crf is now bound by its
+dependency floor (docs/runs/2026-12-04-h200-b/README.md, "What moved SOL down").
+- ontonotes-ner-crf: 6.2% of SOL, bound by the dependency floor; expert 663.2 us, SOL 41.2 us.
+  Profile (viterbi_maxplus__ontonotes-ner-crf.txt): `_viterbi_kernel` 663.6 us; compute-bound by ncu (SM 62%,
+  memory 24%); FP32 3.28 TFLOP/s, 5% of the FP32 peak; DRAM 156.20 GB/s, 3%; grid 1024 x 64 threads, 128
+  registers, occupancy 21% of 25% possible.
+- ptb-pos-long-docs: 6.3% of SOL, bound by the dependency floor; expert 1306.3 us, SOL 82.5 us.
+  Profile (viterbi_maxplus__ptb-pos-long-docs.txt): `_viterbi_kernel` 1.301 ms; latency-bound (memory 36%, SM
+  35%); ncu "only 0.5 full waves"; grid 512 x 64 threads, 126 registers, occupancy 12% of 25% possible.
+- speech-hmm-128: 6.3% of SOL, bound by FP32; expert 2349.7 us, SOL 147.9 us.
+  Profile (viterbi_maxplus__speech-hmm-128.txt): `_viterbi_kernel` 2.343 ms; latency-bound (memory 21%, SM 37%);
+  FP32 1.85 TFLOP/s, 3% of the FP32 peak; ncu "only 0.5 full waves"; grid 256 x 64 threads, 255 registers,
+  occupancy 6% of 12% possible.
+Why, all three: one program of 2 warps a sequence, an S x S max-plus step per token, each step waiting on the last.
+The SOL counts the step's S x S adds and compares and T - 1 dependent steps at the measured step (0.081 us in this
+run). Most of a step's instructions are not the counted ones: the index kept beside each compare for
+tl.max(..., return_indices=True), the reduction across lanes and the 2 warps, and most likely moving the new scores
+from the reduction's layout back to the one the next step broadcasts (docs/suite.md, "Workloads under 40% of SOL,
+and why (profiled)"). So on ontonotes the SM is 62% busy while the FP32 pipes run at 5% of their peak, and on ptb
+and speech half a wave of programs leaves nothing to hide each step's latency. Fewer instructions per step (the
+value and its index packed into one compare, a layout that needs no conversion between steps) are untried; nothing
+here is shown to be the chip's limit.
 """
 
 import torch

@@ -47,6 +47,25 @@ stages, bytes, a cost-model split) 213.0 / 285.5 us, this one 111.9 / 126.8 us; 
 Memory traffic per call: decode, X once, K * N / 2 bytes of weight once, K / 128 * N * 2 bytes of scales once, Y
 written once (split > 1: + 2 * split * M * N * 4 bytes of partials); prefill, + K * N * 4 bytes for the fp16 W
 written and read back.
+
+SOL on the H200 (docs/runs/2026-12-04-h200-b, 2026-12-04 04:01-04:24 UTC):
+Fractions, bounds, expert latencies and SOL times are from that run's suite.json. The profiles are in
+docs/runs/2026-12-03-h200-night/profiles/ (call 1 of that run, the same expert code), summed up in docs/suite.md,
+section "2026-12-03 20:54-21:29 UTC", "w4a16_gemm decode, profiled".
+- llama3-70b-up-decode-m16: 23.8% of SOL, bound by HBM; expert 111.9 us, SOL 26.6 us.
+  Profile (w4a16_gemm__llama3-70b-up-decode-m16.txt): `decode_kernel` 112.4 us; DRAM 1.10 TB/s, 23% of peak;
+  memory 71% of peak, with ncu pointing at L1; SM 44%; grid 448 x 128 threads, 120 registers, occupancy 19% of 25%
+  possible.
+- llama3-70b-down-decode-m64: 30.3% of SOL, bound by bf16 tensor cores; expert 126.2 us, SOL 38.2 us (HBM
+  27.4 us).
+  Profile (w4a16_gemm__llama3-70b-down-decode-m64.txt): `decode_kernel` 123.6 us, 96% of the kernels' time;
+  latency-bound (memory 58%, SM 35%); DRAM 1.07 TB/s, 22%; grid (128, 4) x 128 threads, 127 registers, occupancy
+  15% of 19% possible; `split_sum_kernel` 4.9 us. The profile does not count tensor-core throughput.
+Why, both: the weight streams at about a quarter of the HBM rate. The unpacking keeps the L1/shared path busy, and
+120-127 registers a thread allow 3-4 programs of 4 warps per SM (19-25% occupancy possible): too few bytes in
+flight. On down-m64 the model binds the tensor cores, whose rate the profile does not measure; the kernel there is
+latency-bound with DRAM at 22%. Fewer registers, or warps that unpack while others multiply, are untried
+(docs/suite.md, "Workloads under 40% of SOL, and why (profiled)"); nothing here is shown to be the chip's limit.
 """
 
 import functools
