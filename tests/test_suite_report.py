@@ -8,7 +8,15 @@ from conftest import FIXTURE_ROOT
 
 from workbench.cli import main
 from workbench.harness.result import DeviceInfo, EvalResult, Latency, StaticResult, WorkloadResult
-from workbench.suite import add_eval, latest_run, load_run, new_run_document, summary, workload_rows
+from workbench.suite import (
+    add_eval,
+    latest_run,
+    load_run,
+    new_run_document,
+    render_markdown,
+    summary,
+    workload_rows,
+)
 from workbench.tasks import load_task
 
 DEVICE = DeviceInfo(name="Test GPU", capability="9.0", driver="1.0", torch="2.x", triton="3.x", mode="cuda")
@@ -80,6 +88,30 @@ def test_cli_prints_the_table_and_the_ladder_steps(root, capsys):
     assert "Test GPU" in out and "2026-02-01" in out
     assert "| scale_add | medium | 4000.0 | 1000.0 | 4.00 | 50% |" in out
     assert "| 4000.0 | 2000.0 |  | 1000.0 | 2.00x |  |  |" in out  # plain -> l1 halves; no l1_l2 rung
+
+
+def test_a_disturbed_expert_latency_is_marked_and_the_count_under_40_percent_stated(tmp_path):
+    # one eval: 4 samples of 1.8 ms with a standard error of 0.8 ms (a disturbed sample), SOL 35%
+    result = _result({"medium": (1.8, 4.0)})
+    result["workloads"][0]["latency_ms"] = {"median": 1.8, "mean": 2.2, "err": 0.8, "n": 4}
+    result["workloads"][0]["sol_fraction"] = 0.35
+    path = _write_run(tmp_path / "r", "2026-03-01 00:00 UTC", {"expert": result})
+    run = load_run(path)
+    rows = workload_rows(run, [load_task("scale_add", FIXTURE_ROOT)])
+    assert rows[0].uncertain and summary(rows)["under_40pct_sol"] == ["scale_add/medium"]
+    text = render_markdown(run, rows)
+    assert "| 1800.0 (±44%, n 4) |" in text and "SOL fraction 35.0%, 1 under 40% of SOL." in text
+    assert "on 1 workload(s) the standard error" in text
+
+
+def test_a_steady_latency_or_an_unknown_error_is_not_marked(tmp_path):
+    steady, unknown = _result({"medium": (1.0, 4.0)}), _result({"medium": (1.0, 4.0)})
+    steady["workloads"][0]["latency_ms"] = {"median": 1.0, "mean": 1.0, "err": 0.049, "n": 10}
+    unknown["workloads"][0]["latency_ms"] = {"median": 1.0, "mean": 1.0, "err": "inf", "n": 2}
+    for i, result in enumerate((steady, unknown)):
+        run = load_run(_write_run(tmp_path / str(i), "2026-03-01 00:00 UTC", {"expert": result}))
+        rows = workload_rows(run, [load_task("scale_add", FIXTURE_ROOT)])
+        assert not rows[0].uncertain and "±" not in render_markdown(run, rows)
 
 
 def test_cli_json_names_where_and_when(root, capsys):

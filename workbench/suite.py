@@ -8,6 +8,7 @@ result in full. The report never measures anything itself."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,10 +149,32 @@ class WorkloadRow:
     best_peer: str | None = None  # the fastest correct production peer on this workload (peers.py), if recorded
     best_peer_ms: float | None = None
     peer_run_expert_ms: float | None = None  # the expert in the peers' run: the peer's ratio is taken against it
+    expert_err_ms: float | None = None  # the standard error of the expert's mean latency (None where not finite)
+    expert_samples: int | None = None
+
+    @property
+    def uncertain(self) -> bool:
+        """The expert's mean latency has a standard error over UNCERTAIN of its median: some samples were disturbed
+        (the median shown resists a few unless the samples are few)."""
+        return bool(
+            self.expert_ms and self.expert_err_ms is not None and self.expert_err_ms > UNCERTAIN * self.expert_ms
+        )
 
     def ladder_chain(self, rungs: Sequence[str] = LADDER_RUNGS) -> list[float | None]:
         """The latencies of these rungs, lowest first, then the expert's (None where a rung is missing)."""
         return [self.ladder_ms.get(r) for r in rungs] + [self.expert_ms]
+
+
+UNCERTAIN = 0.05  # a standard error above this fraction of the median marks a latency in the report
+SOL_LOW = 0.4  # the fraction under which the suite counts a workload as far from SOL (issue 17's aim: none)
+
+
+def _finite(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 def ladder_steps(chain: list[float | None]) -> list[float | None]:
@@ -185,6 +208,7 @@ def workload_rows(run: SuiteRun, tasks: list[Task], peers: Peers | None = None) 
                 assert w.latency_ms
                 row.reference_ms, row.expert_ms = w.reference_ms.median, w.latency_ms.median
                 row.speedup, row.sol_fraction, row.sol_binding = w.speedup, w.sol_fraction, w.sol_binding
+                row.expert_err_ms, row.expert_samples = _finite(w.latency_ms.err), w.latency_ms.n
             else:
                 row.error = f"{w.failure or 'incorrect'}: {w.error or ''}".strip()
             for rung, result in rungs.items():
@@ -209,6 +233,8 @@ def summary(rows: list[WorkloadRow]) -> dict[str, Any]:
         "speedup_geomean": geomean([r.speedup for r in timed if r.speedup]) if timed else None,
         "sol_fraction_geomean": geomean([r.sol_fraction for r in timed if r.sol_fraction]) if timed else None,
         "under_30pct_sol": [f"{r.task}/{r.workload}" for r in timed if r.sol_fraction and r.sol_fraction < 0.3],
+        "under_40pct_sol": [f"{r.task}/{r.workload}" for r in timed if r.sol_fraction and r.sol_fraction < SOL_LOW],
+        "uncertain": [f"{r.task}/{r.workload}" for r in timed if r.uncertain],
         "slower_than_reference": [f"{r.task}/{r.workload}" for r in timed if r.speedup and r.speedup <= 1.0],
     }
 
@@ -264,12 +290,20 @@ def render_markdown(run: SuiteRun, rows: list[WorkloadRow], peers: Peers | None 
         if r.expert_ms is None:
             lines.append(f"| {r.task} | {r.workload} | | | FAILED: {_one_line(r.error)} | | |{peer}")
             continue
-        lines.append(f"| {r.task} | {r.workload} | {_us(r.reference_ms)} | {_us(r.expert_ms)} "
+        expert_us = _us(r.expert_ms)
+        if r.uncertain and r.expert_err_ms and r.expert_ms:
+            expert_us += f" (±{r.expert_err_ms / r.expert_ms:.0%}, n {r.expert_samples})"
+        lines.append(f"| {r.task} | {r.workload} | {_us(r.reference_ms)} | {expert_us} "
                      f"| {r.speedup:.2f} | {r.sol_fraction:.0%} | {r.sol_binding or '-'} |{peer}")  # fmt: skip
     s = summary(rows)
     if s["speedup_geomean"]:
         lines += ["", f"{s['workloads_timed']} workloads timed; geometric mean speedup {s['speedup_geomean']:.2f}x, "
-                  f"SOL fraction {s['sol_fraction_geomean']:.0%}."]  # fmt: skip
+                  f"SOL fraction {s['sol_fraction_geomean']:.1%}, {len(s['under_40pct_sol'])} under "
+                  f"{SOL_LOW:.0%} of SOL."]  # fmt: skip
+        if s["uncertain"]:
+            lines.append(f"(±x%, n N): on {len(s['uncertain'])} workload(s) the standard error of the expert's mean "
+                         f"latency is over {UNCERTAIN:.0%} of the median shown, over N samples: some samples were "
+                         f"disturbed, and where N is small the median may be too.")  # fmt: skip
     laddered = [r for r in rows if r.ladder_ms and r.expert_ms]
     if laddered:
         header = " | ".join(f"{g} us" for g in LADDER_RUNGS) + " | expert us | " + " | ".join(_steps())
