@@ -33,7 +33,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SHORT, LONG = 256, 2048  # loop iterations: microbench's, and 8x it
+from workbench.harness import microbench as mb  # noqa: E402
+
+SHORT, LONG = mb.ITERS_SHORT, mb.ITERS_LONG  # loop iterations of the short and the long chain, as microbench's
+difference_rate = mb.chain_difference_rate  # the rate of the steps between them, as microbench takes it
 PROGRAMS_PER_SM = (4, 8, 16)
 WARPS = (4, 8)
 
@@ -41,15 +44,6 @@ WARPS = (4, 8)
 def rate(elements: int, ops_per_iteration: int, iterations: int, ms: float) -> float:
     """Operations per second, in units of 1e12, of `elements` lanes each doing `iterations` loop steps."""
     return elements * ops_per_iteration * iterations / (ms * 1e-3) / 1e12
-
-
-def difference_rate(elements: int, ops_per_iteration: int, ms_short: float, ms_long: float) -> float | None:
-    """The rate of the iterations the long chain has over the short one: launch and ramp-up, paid by both, cancel.
-    None when the long chain did not take longer (nothing to divide)."""
-    extra_ms = ms_long - ms_short
-    if extra_ms <= 0:
-        return None
-    return rate(elements, ops_per_iteration, LONG - SHORT, extra_ms)
 
 
 def clocks() -> str:
@@ -100,8 +94,6 @@ def main() -> int:
     if not torch.cuda.is_available():
         print("cuda_core_ceilings.py: needs a CUDA GPU (none visible)", file=sys.stderr)
         return 2
-    from workbench.harness import microbench as mb
-
     device = torch.device("cuda")
     sms = torch.cuda.get_device_properties(device).multi_processor_count
     print(f"{torch.cuda.get_device_name(device)}, {sms} SMs; clocks before: {clocks()}")

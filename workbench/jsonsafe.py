@@ -15,3 +15,12 @@ def json_safe(value: Any) -> Any:
     if isinstance(value, list):
         return [json_safe(v) for v in value]
     return value
+
+
+def finite_or_none(value: Any) -> float | None:
+    """A number read back from such JSON: None for "inf", "nan" or anything not a finite number."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None

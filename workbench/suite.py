@@ -8,13 +8,13 @@ result in full. The report never measures anything itself."""
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from workbench.harness.result import EvalResult, WorkloadResult, geomean
+from workbench.jsonsafe import finite_or_none
 from workbench.peers import Peers
 from workbench.speed_of_light import ceilings_text
 from workbench.tasks import LADDER_RUNGS, Task, project_root
@@ -169,14 +169,6 @@ UNCERTAIN = 0.05  # a standard error above this fraction of the median marks a l
 SOL_LOW = 0.4  # the fraction under which the suite counts a workload as far from SOL (issue 17's aim: none)
 
 
-def _finite(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
 def ladder_steps(chain: list[float | None]) -> list[float | None]:
     """Each rung's latency over the next one's: over 1, the level above made the kernel faster."""
     return [a / b if a and b else None for a, b in zip(chain, chain[1:])]
@@ -208,7 +200,7 @@ def workload_rows(run: SuiteRun, tasks: list[Task], peers: Peers | None = None) 
                 assert w.latency_ms
                 row.reference_ms, row.expert_ms = w.reference_ms.median, w.latency_ms.median
                 row.speedup, row.sol_fraction, row.sol_binding = w.speedup, w.sol_fraction, w.sol_binding
-                row.expert_err_ms, row.expert_samples = _finite(w.latency_ms.err), w.latency_ms.n
+                row.expert_err_ms, row.expert_samples = finite_or_none(w.latency_ms.err), w.latency_ms.n
             else:
                 row.error = f"{w.failure or 'incorrect'}: {w.error or ''}".strip()
             for rung, result in rungs.items():

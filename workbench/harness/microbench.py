@@ -166,6 +166,14 @@ def _sfu_kernel(out_ptr, m, n_iters, BLOCK: tl.constexpr, ASM: tl.constexpr):
     tl.store(out_ptr + offs, c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7)
 
 
+def chain_difference_rate(lanes: int, ops_per_step: int, short_ms: float, long_ms: float) -> float | None:
+    """Operations per second (in units of 1e12) of the ITERS_LONG - ITERS_SHORT steps a long chain has over a short
+    one, on `lanes` lanes: launch and ramp-up, paid by both, cancel. None when the long chain did not take longer."""
+    if long_ms <= short_ms:
+        return None
+    return lanes * ops_per_step * (ITERS_LONG - ITERS_SHORT) / ((long_ms - short_ms) * 1e-3) / 1e12
+
+
 def _chain_rate(device: torch.device, launch: Callable[[torch.Tensor, int, int], Any], ops_per_step: int,
                 dtype: torch.dtype = torch.float32) -> float:  # fmt: skip
     """Operations per second (in units of 1e12) of the loop steps a long chain has over a short one, each lane doing
@@ -178,9 +186,7 @@ def _chain_rate(device: torch.device, launch: Callable[[torch.Tensor, int, int],
         short_ms, long_ms = (
             median_ms(functools.partial(launch, out, programs, n), 5) for n in (ITERS_SHORT, ITERS_LONG)
         )
-        if long_ms > short_ms:
-            ops = programs * BLOCK * ops_per_step * (ITERS_LONG - ITERS_SHORT)
-            best = max(best, ops / ((long_ms - short_ms) * 1e-3) / 1e12)
+        best = max(best, chain_difference_rate(programs * BLOCK, ops_per_step, short_ms, long_ms) or 0.0)
     if best <= 0:
         raise Unavailable("a longer chain never took longer than a short one: not measured")
     return best
